@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The built-in counter program: hits per link, keyed by the link's cookie. */
+#ifndef BPFLINKFS_COUNTER_H
+#define BPFLINKFS_COUNTER_H
+
+#include <stdint.h>
+
+#include "parse.h"
+
+struct counter;
+
+/**
+ * counter_open() - load the built-in programs and their per-CPU hits map
+ * @out: out, the counter
+ * @slots: number of counter slots (entries of the BPF_MAP_TYPE_PERCPU_ARRAY)
+ *
+ * Loads one program per program type (kprobe, for kprobes and uprobes;
+ * tracepoint; perf_event), all sharing one map. Thread-safe after this.
+ *
+ * Return: 0, or -errno from the kernel (EPERM without CAP_BPF ...).
+ */
+int counter_open(struct counter **out, uint32_t slots);
+
+/** counter_close() - unload everything (links already made keep theirs). */
+void counter_close(struct counter *c);
+
+/**
+ * counter_prog_fd() - the built-in program for a probe kind
+ * @c: the counter
+ * @kind: what the link will attach to
+ * @instance: 0 for the first program of that type; tracepoints need a
+ *            further loaded instance per link on the same tracepoint
+ *            (the kernel answers EEXIST for the same program twice), so
+ *            1, 2, ... load (once, lazily) and return further instances.
+ *
+ * Return: a program fd owned by @c, or -errno.
+ */
+int counter_prog_fd(struct counter *c, enum probe_kind kind,
+		    unsigned int instance);
+
+/**
+ * counter_slot_alloc() - take a free slot and zero its counts
+ * Return: the slot (used as the link's cookie), or -ENOSPC.
+ */
+int counter_slot_alloc(struct counter *c);
+
+/** counter_slot_claim() - take a given slot (adoption); -EBUSY if taken. */
+int counter_slot_claim(struct counter *c, uint32_t slot);
+
+/** counter_slot_free() - give a slot back. */
+void counter_slot_free(struct counter *c, uint32_t slot);
+
+/**
+ * counter_hits() - sum a slot over all possible CPUs
+ * Return: 0 and *hits, or -errno from BPF_MAP_LOOKUP_ELEM.
+ */
+int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits);
+
+/** counter_map_fd() - fd of the hits map (for pinning). */
+int counter_map_fd(struct counter *c);
+
+#endif

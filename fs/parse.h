@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The control language (DESIGN.md section 3.1): one line to one command. */
+#ifndef BPFLINKFS_PARSE_H
+#define BPFLINKFS_PARSE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cmd_kind {
+	CMD_NONE,	/* blank line or comment */
+	CMD_PROBE,	/* create link(s) */
+	CMD_REMOVE,	/* -ID */
+	CMD_REMOVE_ALL, /* -* */
+};
+
+enum probe_kind {
+	PROBE_KPROBE,
+	PROBE_KRETPROBE,
+	PROBE_UPROBE,
+	PROBE_URETPROBE,
+	PROBE_TRACEPOINT,
+	PROBE_SOFTWARE,
+	PROBE_HARDWARE,
+};
+
+/* Bits of probe_spec.opts: which OPTIONs the line gave. */
+#define OPT_COOKIE (1u << 0)
+#define OPT_PID (1u << 1)
+#define OPT_CPU (1u << 2)
+#define OPT_PERIOD (1u << 3) /* period= or s:EVENT:PERIOD */
+#define OPT_FREQ (1u << 4)
+#define OPT_PROG (1u << 5)
+
+#define PROBE_NAME_MAX 512 /* kprobe function names, tracepoint parts */
+
+struct probe_spec {
+	enum probe_kind kind;
+	/*
+	 * uprobe/uretprobe: path as written, quotes removed, not resolved.
+	 * kprobe: MODULE when given as MODULE:FUNC, else empty.
+	 * tracepoint: CATEGORY.
+	 */
+	char path[PATH_MAX];
+	/*
+	 * kprobe: FUNC; uprobe: SYMBOL (empty when by_offset);
+	 * tracepoint: NAME; software/hardware: event name as written.
+	 */
+	char symbol[PROBE_NAME_MAX];
+	/* uprobe PATH:0xFILEOFFSET: offset is a file offset, no symbol */
+	bool by_offset;
+	/* +OFFSET after a symbol or function, or the FILEOFFSET; 0 if none */
+	uint64_t offset;
+	/* software/hardware: PERF_TYPE_* and perf_event_attr.config */
+	uint32_t perf_type;
+	uint64_t perf_config;
+	unsigned int opts; /* OPT_* bits */
+	uint64_t cookie;
+	int pid;	 /* -1 unless OPT_PID */
+	int cpu;	 /* -1 unless OPT_CPU */
+	uint64_t period; /* events: the given or the default period */
+	uint64_t freq;	 /* events: when OPT_FREQ */
+	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
+};
+
+struct parsed_cmd {
+	enum cmd_kind kind;
+	uint32_t link_id; /* CMD_REMOVE */
+	struct probe_spec probe; /* CMD_PROBE */
+};
+
+struct parse_error {
+	int err;      /* -errno: -EINVAL, -ENOENT (unknown event name) */
+	size_t column; /* 0-based byte index of the first bad character */
+	char msg[160]; /* e.g. "unknown option 'foo'" */
+};
+
+/**
+ * parse_line() - parse one control line
+ * @line: the line, without its newline; need not be NUL-terminated and may
+ *        contain any bytes (NUL included)
+ * @len: its length in bytes
+ * @cmd: out, the command (valid when 0 is returned)
+ * @perr: out, the error (valid when a negative value is returned)
+ *
+ * A pure function: no file system, no kernel. Symbols, paths and
+ * tracepoint names are checked for syntax only.
+ *
+ * Return: 0, or -EINVAL (syntax, bad number, bad option, option that does
+ * not apply to the probe kind), -ENOENT (unknown software/hardware event
+ * name). @perr->column points at the first bad character.
+ */
+int parse_line(const char *line, size_t len, struct parsed_cmd *cmd,
+	       struct parse_error *perr);
+
+/**
+ * probe_kind_name() - "uprobe", "kretprobe", "tracepoint", "software", ...
+ */
+const char *probe_kind_name(enum probe_kind kind);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Uprobe targets: path and symbol resolution with libelf (our policy). */
+#ifndef BPFLINKFS_UPROBE_TARGET_H
+#define BPFLINKFS_UPROBE_TARGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct uprobe_target {
+	char path[PATH_MAX]; /* canonical absolute path, as given to the kernel */
+	uint64_t offset;     /* file offset of the probed instruction */
+	dev_t dev;	     /* of the file that was resolved */
+	ino_t ino;
+	char warning[256]; /* non-empty: a warning for error_log (IFUNC ...) */
+};
+
+struct target_error {
+	size_t column_hint; /* 0: the path is at fault; 1: the symbol is */
+	char msg[256];	    /* e.g. "no symbol 'foo' in /usr/bin/bash" */
+};
+
+/**
+ * uprobe_resolve_path() - turn PATH as written into a canonical path
+ * @path: as written: absolute, relative, a library name ("libc", found
+ *        through the ld.so cache) or a bare command (found on the fixed PATH
+ *        /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+ * @pid: the writing process; relative paths resolve against
+ *       /proc/PID/cwd. 0 means the daemon's own working directory.
+ * @out: out, canonical absolute path (realpath), at least PATH_MAX bytes
+ * @terr: out, a message on failure
+ *
+ * Return: 0, -ENOENT (no such file, library or command), -EINVAL (not an
+ * ELF file, 32-bit or other-architecture ELF), or another -errno.
+ */
+int uprobe_resolve_path(const char *path, pid_t pid, char *out,
+			struct target_error *terr);
+
+/**
+ * uprobe_resolve() - resolve a uprobe spec to a file offset
+ * @canonical: path from uprobe_resolve_path()
+ * @symbol: SYMBOL (bare, name@VER or name@@VER), or NULL with @by_offset
+ * @offset: +OFFSET added to the symbol, or the file offset when @by_offset
+ * @by_offset: @offset is a file offset (PATH:0xFILEOFFSET)
+ * @retprobe: a uretprobe: a non-zero +OFFSET is refused
+ * @t: out, path, file offset, device and inode, warning
+ * @terr: out, a message on failure
+ *
+ * Uses libelf: .symtab, then .dynsym; the file offset comes from the
+ * program header of the PT_LOAD segment that contains the symbol.
+ *
+ * Return: 0, -ENOENT (no such symbol, only an undefined import, no symbol
+ * table), -EINVAL (ambiguous symbol, offset outside any executable
+ * segment or past the end of the file, not a function), or another -errno.
+ */
+int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
+		   bool by_offset, bool retprobe, struct uprobe_target *t,
+		   struct target_error *terr);
+
+/**
+ * uprobe_symbolize() - name the function containing a file offset
+ * @path: ELF file
+ * @file_offset: as in link info (uprobe offset)
+ * @buf: out, "func+0xOFF" ("func+0x0" at the entry)
+ * @len: size of @buf
+ *
+ * Return: 0, -ENOENT (no symbol contains it), or another -errno.
+ */
+int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
+		     size_t len);
+
+#endif
