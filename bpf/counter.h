@@ -21,6 +21,20 @@ struct counter;
  */
 int counter_open(struct counter **out, uint32_t slots);
 
+/**
+ * counter_open_reuse() - like counter_open(), on an existing hits map
+ * @out: out, the counter
+ * @map_fd: a hits map made by an earlier counter (e.g. from its bpffs pin);
+ *          the caller keeps its fd, the counter takes its own reference
+ *
+ * For adoption with pin_dir: the programs count into the old map, so hits
+ * survive a restart. The slot count is the map's max_entries; all slots
+ * start free, claim the adopted ones with counter_slot_claim().
+ *
+ * Return: 0, or -EINVAL (not a per-CPU array of u32 -> u64), or -errno.
+ */
+int counter_open_reuse(struct counter **out, int map_fd);
+
 /** counter_close() - unload everything (links already made keep theirs). */
 void counter_close(struct counter *c);
 

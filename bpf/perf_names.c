@@ -62,12 +62,20 @@ static const char *const hw_cache_results[] = { "refs", "misses" };
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x). */
-static uint32_t sw_alias_type[2] = { UINT32_MAX, UINT32_MAX };
+struct sw_alias {
+	uint32_t type;
+	uint64_t config;
+};
+static struct sw_alias sw_aliases[2] = { { UINT32_MAX, 0 },
+					 { UINT32_MAX, 0 } };
 
-void perf_sw_alias_set(uint64_t config, uint32_t perf_type)
+void perf_sw_alias_set(uint64_t sw_config, uint32_t perf_type,
+		       uint64_t config)
 {
-	if (config < ARRAY_LEN(sw_alias_type))
-		sw_alias_type[config] = perf_type;
+	/* the plain software type needs no alias */
+	if (sw_config < ARRAY_LEN(sw_aliases) &&
+	    perf_type != PERF_TYPE_SOFTWARE)
+		sw_aliases[sw_config] = (struct sw_alias){ perf_type, config };
 }
 
 int perf_event_lookup(uint32_t perf_type, const char *name, size_t len,
@@ -116,8 +124,9 @@ int perf_event_describe(uint32_t perf_type, uint64_t config, char *buf,
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(sw_alias_type); i++)
-		if (perf_type == sw_alias_type[i] && config == 0)
+	for (i = 0; i < ARRAY_LEN(sw_aliases); i++)
+		if (perf_type == sw_aliases[i].type &&
+		    config == sw_aliases[i].config)
 			return snprintf(buf, len, "software:%s",
 					software_events[i].name);
 	switch (perf_type) {

@@ -38,8 +38,10 @@ int perf_event_describe(uint32_t perf_type, uint64_t config, char *buf,
 
 /**
  * perf_sw_alias_set() - record that the kernel reports software event
- * @config as perf type @perf_type (a dynamic PMU, assigned at boot).
+ * @sw_config as perf type @perf_type with config @config (a dynamic PMU,
+ * whose type is assigned at boot).
  */
-void perf_sw_alias_set(uint64_t config, uint32_t perf_type);
+void perf_sw_alias_set(uint64_t sw_config, uint32_t perf_type,
+		       uint64_t config);
 
 #endif

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf_event_open(2) for every probe kind, and BPF_LINK_CREATE on the
+ * result. Kprobes and uprobes use the kprobe/uprobe PMUs (kernel 4.17+),
+ * so no tracefs probe definitions are ever created or left behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+#include <linux/perf_event.h>
+
+#include <bpf/bpf.h>
+
+#include "attach.h"
+
+#define PMU_DIR "/sys/bus/event_source/devices"
+
+static const char *const tracefs_roots[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+/*
+ * Spelled as in the control language; kept here so that this library does
+ * not depend on the parser's.
+ */
+static const char *kind_name(enum probe_kind kind)
+{
+	switch (kind) {
+	case PROBE_KPROBE:
+		return "kprobe";
+	case PROBE_KRETPROBE:
+		return "kretprobe";
+	case PROBE_UPROBE:
+		return "uprobe";
+	case PROBE_URETPROBE:
+		return "uretprobe";
+	case PROBE_TRACEPOINT:
+		return "tracepoint";
+	case PROBE_SOFTWARE:
+		return "software";
+	case PROBE_HARDWARE:
+		return "hardware";
+	}
+	return "probe";
+}
+
+static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!msg || !msglen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, msglen, fmt, ap);
+	va_end(ap);
+}
+
+/* Read a small sysfs/tracefs file into @buf, NUL-terminated. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A file holding one decimal number (PMU type, tracepoint id). */
+static int read_uint(const char *path, unsigned long *val)
+{
+	char buf[32], *end;
+	int err;
+
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	errno = 0;
+	*val = strtoul(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The PMU's type and the config bit that makes a return probe, as the
+ * PMU describes itself ("config:0" in format/retprobe).
+ */
+static int probe_pmu(const char *pmu, unsigned long *type, int *ret_bit)
+{
+	char path[128], buf[64];
+	int err, bit;
+
+	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
+	err = read_uint(path, type);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), PMU_DIR "/%s/format/retprobe", pmu);
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	if (sscanf(buf, "config:%d", &bit) != 1 || bit < 0 || bit > 63)
+		return -EINVAL;
+	*ret_bit = bit;
+	return 0;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	long fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/*
+ * A kprobe, uprobe or tracepoint runs its programs on every CPU whatever
+ * CPU its event was opened on; pid -1 needs a CPU, so take CPU 0 then, as
+ * libbpf does.
+ */
+static int open_any_cpu(struct perf_event_attr *attr,
+			const struct perf_probe *p)
+{
+	pid_t pid = p->pid < 0 ? -1 : p->pid;
+	int cpu = p->cpu >= 0 ? p->cpu : (pid == -1 ? 0 : -1);
+
+	return sys_perf_event_open(attr, pid, cpu);
+}
+
+static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
+{
+	bool is_k = p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE;
+	bool is_ret = p->kind == PROBE_KRETPROBE || p->kind == PROBE_URETPROBE;
+	struct perf_event_attr attr;
+	unsigned long type;
+	int bit, fd, err;
+
+	err = probe_pmu(is_k ? "kprobe" : "uprobe", &type, &bit);
+	if (err == -ENOENT) {
+		set_msg(msg, msglen,
+			is_k ? "this kernel has no kprobe support (CONFIG_KPROBES)"
+			     : "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
+		return -EOPNOTSUPP;
+	}
+	if (err) {
+		set_msg(msg, msglen,
+			"cannot read the %s PMU in " PMU_DIR ": %s",
+			is_k ? "kprobe" : "uprobe", strerror(-err));
+		return err;
+	}
+	if (!p->target || !*p->target) {
+		set_msg(msg, msglen, "no %s given", is_k ? "function" : "file");
+		return -EINVAL;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	if (is_ret)
+		attr.config = 1ULL << bit;
+	attr.config1 = (uintptr_t)p->target; /* kprobe_func / uprobe_path */
+	attr.config2 = p->offset;	     /* probe_offset */
+	fd = open_any_cpu(&attr, p);
+	if (fd < 0)
+		set_msg(msg, msglen, "%s %s+0x%llx: %s", kind_name(p->kind),
+			p->target, (unsigned long long)p->offset,
+			strerror(-fd));
+	return fd;
+}
+
+/* A name that cannot leave its tracefs directory. */
+static bool tp_name_ok(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static int tracepoint_id(const char *cat, const char *name, unsigned long *id,
+			 char *msg, size_t msglen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			break;
+	}
+	if (i == sizeof(tracefs_roots) / sizeof(tracefs_roots[0])) {
+		set_msg(msg, msglen,
+			"tracefs is not mounted: "
+			"mount -t tracefs nodev /sys/kernel/tracing");
+		return -ENOENT;
+	}
+	if (!tp_name_ok(cat) || !tp_name_ok(name)) {
+		set_msg(msg, msglen, "no tracepoint %s:%s", cat ? cat : "",
+			name ? name : "");
+		return -ENOENT;
+	}
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs_roots[i],
+		     cat, name) >= (int)sizeof(path)) {
+		set_msg(msg, msglen, "no tracepoint %s:%s", cat, name);
+		return -ENOENT;
+	}
+	err = read_uint(path, id);
+	if (err == -ENOENT || err == -ENOTDIR)
+		set_msg(msg, msglen, "no tracepoint %s:%s", cat, name);
+	else if (err)
+		set_msg(msg, msglen, "cannot read %s: %s", path,
+			strerror(-err));
+	return err == -ENOTDIR ? -ENOENT : err;
+}
+
+static int open_tracepoint(const struct perf_probe *p, char *msg, size_t msglen)
+{
+	struct perf_event_attr attr;
+	unsigned long id;
+	int fd, err;
+
+	err = tracepoint_id(p->tp_category, p->tp_name, &id, msg, msglen);
+	if (err)
+		return err;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	fd = open_any_cpu(&attr, p);
+	if (fd < 0)
+		set_msg(msg, msglen, "tracepoint %s:%s: %s", p->tp_category,
+			p->tp_name, strerror(-fd));
+	return fd;
+}
+
+static int open_event(const struct perf_probe *p, char *msg, size_t msglen)
+{
+	bool hw = p->kind == PROBE_HARDWARE;
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	attr.config = p->config;
+	if (p->freq) {
+		attr.freq = 1;
+		attr.sample_freq = p->freq;
+	} else {
+		attr.sample_period = p->period;
+	}
+	fd = sys_perf_event_open(&attr, p->pid, p->cpu);
+	if (fd >= 0)
+		return fd;
+	if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP)) {
+		set_msg(msg, msglen,
+			"no hardware PMU (typical in virtual machines)");
+		return -ENOENT;
+	}
+	set_msg(msg, msglen, "%s event %llu on cpu %d pid %d: %s",
+		hw ? "hardware" : "software", (unsigned long long)p->config,
+		p->cpu, (int)p->pid, strerror(-fd));
+	return fd;
+}
+
+int perf_probe_open(const struct perf_probe *p, char *msg, size_t msglen)
+{
+	set_msg(msg, msglen, "%s", "");
+	switch (p->kind) {
+	case PROBE_KPROBE:
+	case PROBE_KRETPROBE:
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+		return open_kuprobe(p, msg, msglen);
+	case PROBE_TRACEPOINT:
+		return open_tracepoint(p, msg, msglen);
+	case PROBE_SOFTWARE:
+	case PROBE_HARDWARE:
+		return open_event(p, msg, msglen);
+	}
+	set_msg(msg, msglen, "unknown probe kind %d", (int)p->kind);
+	return -EINVAL;
+}
+
+int perf_link_create(int prog_fd, int perf_fd, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .perf_event.bpf_cookie = cookie);
+	int fd;
+
+	fd = bpf_link_create(prog_fd, perf_fd, BPF_PERF_EVENT, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One "N" or "N-M" item of a CPU list; appends to @cpus. */
+static int cpu_range(const char *s, char **end, int *cpus, size_t max,
+		     size_t *n)
+{
+	unsigned long lo, hi;
+	char *e;
+
+	errno = 0;
+	lo = strtoul(s, &e, 10);
+	if (errno || e == s || lo > INT_MAX)
+		return -EINVAL;
+	hi = lo;
+	if (*e == '-') {
+		s = e + 1;
+		hi = strtoul(s, &e, 10);
+		if (errno || e == s || hi > INT_MAX || hi < lo)
+			return -EINVAL;
+	}
+	for (; lo <= hi; lo++) {
+		if (*n >= max)
+			return -E2BIG;
+		cpus[(*n)++] = (int)lo;
+	}
+	*end = e;
+	return 0;
+}
+
+int online_cpus(int *cpus, size_t max)
+{
+	char buf[4096], *s;
+	size_t n = 0;
+	int err;
+
+	err = read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (err)
+		return err;
+	s = buf;
+	for (;;) {
+		err = cpu_range(s, &s, cpus, max, &n);
+		if (err)
+			return err;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	if (*s && *s != '\n')
+		return -EINVAL;
+	return n > INT_MAX ? -E2BIG : (int)n;
+}
+
+/* The program type a perf-event link of this kind accepts. */
+static int prog_type_for(enum probe_kind kind, const char **name)
+{
+	switch (kind) {
+	case PROBE_KPROBE:
+	case PROBE_KRETPROBE:
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+		*name = "kprobe";
+		return BPF_PROG_TYPE_KPROBE;
+	case PROBE_TRACEPOINT:
+		*name = "tracepoint";
+		return BPF_PROG_TYPE_TRACEPOINT;
+	case PROBE_SOFTWARE:
+	case PROBE_HARDWARE:
+		*name = "perf_event";
+		return BPF_PROG_TYPE_PERF_EVENT;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Whether @fd is a BPF program. BPF_OBJ_GET_INFO_BY_FD answers for maps
+ * and links too (with their own info layout), so the object's kind comes
+ * from its anon inode's name instead.
+ */
+static bool is_prog_fd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:bpf-prog") == 0;
+}
+
+static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
+		      size_t msglen)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	const char *want_name = "";
+	int want, err;
+
+	want = prog_type_for(kind, &want_name);
+	if (want < 0) {
+		set_msg(msg, msglen, "unknown probe kind %d", (int)kind);
+		return want;
+	}
+	if (!is_prog_fd(fd)) {
+		set_msg(msg, msglen, "%s is not a BPF program", path);
+		return -EINVAL;
+	}
+	memset(&info, 0, sizeof(info));
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (err) {
+		err = -errno;
+		set_msg(msg, msglen, "%s: %s", path, strerror(errno));
+		return err;
+	}
+	if (info.type != (uint32_t)want) {
+		set_msg(msg, msglen,
+			"%s has program type %u, a %s needs a %s program (%d)",
+			path, info.type, kind_name(kind), want_name, want);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool on_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+}
+
+int prog_open_pinned(const char *path, enum probe_kind kind, char *msg,
+		     size_t msglen)
+{
+	int fd, err;
+
+	set_msg(msg, msglen, "%s", "");
+	if (!path || !*path) {
+		set_msg(msg, msglen, "no program path given");
+		return -EINVAL;
+	}
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = errno;
+		/* The kernel answers EACCES for a file outside bpffs. */
+		if (err != ENOENT && !on_bpffs(path)) {
+			set_msg(msg, msglen, "%s is not in a BPF filesystem",
+				path);
+			return -EINVAL;
+		}
+		set_msg(msg, msglen, "%s: %s", path, strerror(err));
+		return -err;
+	}
+	err = check_prog(fd, path, kind, msg, msglen);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}

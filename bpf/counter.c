@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The built-in counter: one loaded program per program type, further
+ * tracepoint instances on demand, and the slot allocator for the hits map.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "counter.h"
+#include "counter.skel.h"
+
+/*
+ * The kernel runs at most BPF_TRACE_MAX_PROGS (64) programs on one
+ * tracepoint, so more instances than that can never all be attached to
+ * one; any one tracepoint needs at most 64.
+ */
+#define COUNTER_MAX_TP_INSTANCES 64
+
+#define BITS_PER_WORD (8 * sizeof(uint64_t))
+
+struct counter {
+	struct counter_bpf *skel;
+	pthread_mutex_t lock;
+	uint32_t slots;
+	int ncpus;	/* possible CPUs: the per-CPU value count */
+	uint64_t *used; /* bitmap of taken slots; slot 0 is always taken */
+	/* tp_fd[i]: tracepoint instance i + 1, or -1 until loaded */
+	int tp_fd[COUNTER_MAX_TP_INSTANCES - 1];
+};
+
+static void slot_set(struct counter *c, uint32_t slot, bool taken)
+{
+	uint64_t bit = (uint64_t)1 << (slot % BITS_PER_WORD);
+
+	if (taken)
+		c->used[slot / BITS_PER_WORD] |= bit;
+	else
+		c->used[slot / BITS_PER_WORD] &= ~bit;
+}
+
+static bool slot_taken(const struct counter *c, uint32_t slot)
+{
+	return c->used[slot / BITS_PER_WORD] >> (slot % BITS_PER_WORD) & 1;
+}
+
+static void counter_free(struct counter *c)
+{
+	pthread_mutex_destroy(&c->lock);
+	free(c->used);
+	free(c);
+}
+
+static int counter_new(struct counter **out, uint32_t slots)
+{
+	struct counter *c;
+	size_t i;
+	int err;
+
+	if (!slots)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	for (i = 0; i < COUNTER_MAX_TP_INSTANCES - 1; i++)
+		c->tp_fd[i] = -1;
+	c->slots = slots;
+	c->used = calloc((slots + BITS_PER_WORD - 1) / BITS_PER_WORD,
+			 sizeof(uint64_t));
+	c->ncpus = libbpf_num_possible_cpus();
+	if (!c->used || c->ncpus < 0) {
+		err = c->used ? c->ncpus : -ENOMEM;
+		counter_free(c);
+		return err;
+	}
+	slot_set(c, 0, true); /* cookie 0 means "not counted" */
+	*out = c;
+	return 0;
+}
+
+/* Load the skeleton, with a new hits map or with @reuse_fd's (if >= 0). */
+static int counter_load(struct counter *c, int reuse_fd)
+{
+	int err;
+
+	c->skel = counter_bpf__open();
+	if (!c->skel)
+		return errno ? -errno : -ENOMEM;
+	if (reuse_fd >= 0)
+		err = bpf_map__reuse_fd(c->skel->maps.hits, reuse_fd);
+	else
+		err = bpf_map__set_max_entries(c->skel->maps.hits, c->slots);
+	if (!err)
+		err = counter_bpf__load(c->skel);
+	if (err) {
+		counter_bpf__destroy(c->skel);
+		c->skel = NULL;
+	}
+	return err;
+}
+
+int counter_open(struct counter **out, uint32_t slots)
+{
+	struct counter *c;
+	int err;
+
+	err = counter_new(&c, slots);
+	if (err)
+		return err;
+	err = counter_load(c, -1);
+	if (err) {
+		counter_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+/*
+ * BPF_OBJ_GET_INFO_BY_FD answers for programs and links too, in their own
+ * layout, so the object's kind comes from its anon inode's name.
+ */
+static bool is_map_fd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:bpf-map") == 0;
+}
+
+int counter_open_reuse(struct counter **out, int map_fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	struct counter *c;
+	int err;
+
+	if (!is_map_fd(map_fd))
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	/* Anything else would make the programs count into a foreign map. */
+	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    info.key_size != sizeof(uint32_t) ||
+	    info.value_size != sizeof(uint64_t))
+		return -EINVAL;
+	err = counter_new(&c, info.max_entries);
+	if (err)
+		return err;
+	err = counter_load(c, map_fd);
+	if (err) {
+		counter_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void counter_close(struct counter *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < COUNTER_MAX_TP_INSTANCES - 1; i++)
+		if (c->tp_fd[i] >= 0)
+			close(c->tp_fd[i]);
+	counter_bpf__destroy(c->skel);
+	counter_free(c);
+}
+
+/*
+ * Another copy of the loaded tracepoint program. After load, libbpf keeps
+ * the final instructions, with the hits map's fd already in place, so the
+ * copy shares the map without a second object.
+ */
+static int load_tp_copy(struct counter *c)
+{
+	const struct bpf_program *prog = c->skel->progs.counter_tp;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog);
+
+	if (!insns || !cnt)
+		return -ENOEXEC;
+	return bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, bpf_program__name(prog),
+			     "GPL", insns, cnt, &opts);
+}
+
+static int tp_instance_fd(struct counter *c, unsigned int instance)
+{
+	int *slot, fd;
+
+	if (instance >= COUNTER_MAX_TP_INSTANCES)
+		return -E2BIG;
+	pthread_mutex_lock(&c->lock);
+	slot = &c->tp_fd[instance - 1];
+	if (*slot < 0) {
+		fd = load_tp_copy(c);
+		if (fd >= 0)
+			*slot = fd;
+	} else {
+		fd = *slot;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return fd;
+}
+
+int counter_prog_fd(struct counter *c, enum probe_kind kind,
+		    unsigned int instance)
+{
+	const struct bpf_program *prog;
+
+	switch (kind) {
+	case PROBE_KPROBE:
+	case PROBE_KRETPROBE:
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+		prog = c->skel->progs.counter_kprobe;
+		break;
+	case PROBE_TRACEPOINT:
+		if (instance)
+			return tp_instance_fd(c, instance);
+		prog = c->skel->progs.counter_tp;
+		break;
+	case PROBE_SOFTWARE:
+	case PROBE_HARDWARE:
+		prog = c->skel->progs.counter_perf;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* Only a tracepoint refuses one program twice (see counter.h). */
+	if (instance)
+		return -EINVAL;
+	return bpf_program__fd(prog);
+}
+
+/* Zero a slot on every possible CPU, so a reused slot starts at 0. */
+static int slot_zero(struct counter *c, uint32_t slot)
+{
+	uint64_t *zeros = calloc(c->ncpus, sizeof(*zeros));
+	int err;
+
+	if (!zeros)
+		return -ENOMEM;
+	err = bpf_map_update_elem(counter_map_fd(c), &slot, zeros, BPF_ANY);
+	free(zeros);
+	return err < 0 ? err : 0;
+}
+
+int counter_slot_alloc(struct counter *c)
+{
+	uint32_t slot;
+	int err = -ENOSPC;
+
+	pthread_mutex_lock(&c->lock);
+	for (slot = 1; slot < c->slots; slot++) {
+		if (slot_taken(c, slot))
+			continue;
+		err = slot_zero(c, slot);
+		if (!err) {
+			slot_set(c, slot, true);
+			err = (int)slot;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+int counter_slot_claim(struct counter *c, uint32_t slot)
+{
+	int err = 0;
+
+	if (!slot || slot >= c->slots)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (slot_taken(c, slot))
+		err = -EBUSY;
+	else
+		slot_set(c, slot, true);
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+void counter_slot_free(struct counter *c, uint32_t slot)
+{
+	if (!slot || slot >= c->slots)
+		return;
+	pthread_mutex_lock(&c->lock);
+	slot_set(c, slot, false);
+	pthread_mutex_unlock(&c->lock);
+}
+
+int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits)
+{
+	uint64_t *vals, sum = 0;
+	int i, err;
+
+	if (slot >= c->slots)
+		return -EINVAL;
+	vals = calloc(c->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(counter_map_fd(c), &slot, vals);
+	if (!err) {
+		for (i = 0; i < c->ncpus; i++)
+			sum += vals[i];
+		*hits = sum;
+	}
+	free(vals);
+	return err < 0 ? err : 0;
+}
+
+int counter_map_fd(struct counter *c)
+{
+	return bpf_map__fd(c->skel->maps.hits);
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Who may see what: the kernel's kallsyms rule, applied per reader. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bpflinkfs.h"
+
+#define CAP_SYSLOG_BIT 34 /* linux/capability.h */
+
+bool reader_sees_kernel_addrs(int kptr_restrict, int perf_event_paranoid,
+			      bool has_cap_syslog)
+{
+	switch (kptr_restrict) {
+	case 0:
+		return perf_event_paranoid <= 1 || has_cap_syslog;
+	case 1:
+		return has_cap_syslog;
+	default:
+		return false;
+	}
+}
+
+int sysctl_read_int(const char *path, int *value)
+{
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%d", value);
+	fclose(f);
+	return n == 1 ? 0 : -EINVAL;
+}
+
+/* Capabilities count only in the initial user namespace. */
+static bool in_initial_userns(pid_t pid)
+{
+	char path[64];
+	struct stat self, init;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat(path, &self) || stat("/proc/1/ns/user", &init))
+		return false;
+	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+static bool pid_has_cap(pid_t pid, int cap)
+{
+	char path[64], line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && (eff >> cap & 1) && in_initial_userns(pid);
+}
+
+bool reader_may_see_addrs(pid_t pid)
+{
+	int kptr = 2, paranoid = 2;
+
+	if (sysctl_read_int("/proc/sys/kernel/kptr_restrict", &kptr) ||
+	    sysctl_read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid))
+		return false;
+	if (kptr >= 2)
+		return false;
+	if (pid <= 0)
+		return reader_sees_kernel_addrs(kptr, paranoid, false);
+	return reader_sees_kernel_addrs(kptr, paranoid,
+					pid_has_cap(pid, CAP_SYSLOG_BIT));
+}

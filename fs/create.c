@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* One probe line to its link(s): resolve, open perf events, link, own. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "bpflinkfs.h"
+#include "counter.h"
+#include "create.h"
+#include "uprobe_target.h"
+
+#define MAX_CPUS 1024
+
+/* Columns of PATH and SYMBOL in a uprobe line, for the caret. */
+static void uprobe_columns(const char *line, size_t len, size_t *path_col,
+			   size_t *sym_col)
+{
+	size_t i = 0, colon = 0;
+	bool quoted = false;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	*path_col = *sym_col = i;
+	for (; i < len; i++) {
+		if (line[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && (line[i] == ' ' || line[i] == '\t'))
+			break;
+		else if (!quoted && line[i] == ':' && !colon++)
+			*path_col = i + 1;
+		else if (!quoted && line[i] == ':')
+			*sym_col = i + 1;
+	}
+}
+
+/* The built-in program, or the pinned prog=; *prog_fd is ours to close
+ * only when *pinned. */
+static int program_for(const struct probe_spec *p, unsigned int instance,
+		       int *prog_fd, struct create_error *ce)
+{
+	int fd;
+
+	if (p->opts & OPT_PROG) {
+		fd = prog_open_pinned(p->prog, p->kind, ce->msg,
+				      sizeof(ce->msg));
+	} else {
+		fd = counter_prog_fd(daemon_state.counter, p->kind, instance);
+		if (fd < 0)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot load the built-in program: %s",
+				 strerror(-fd));
+	}
+	if (fd < 0)
+		return fd;
+	*prog_fd = fd;
+	return 0;
+}
+
+static void perf_probe_fill(const struct probe_spec *p,
+			    const struct uprobe_target *ut,
+			    struct perf_probe *pp, int cpu)
+{
+	memset(pp, 0, sizeof(*pp));
+	pp->kind = p->kind;
+	pp->pid = p->opts & OPT_PID ? p->pid : -1;
+	pp->cpu = cpu;
+	switch (p->kind) {
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+		pp->target = ut->path;
+		pp->offset = ut->offset;
+		break;
+	case PROBE_KPROBE:
+	case PROBE_KRETPROBE:
+		pp->target = p->symbol;
+		pp->offset = p->offset;
+		break;
+	case PROBE_TRACEPOINT:
+		pp->tp_category = p->path;
+		pp->tp_name = p->symbol;
+		break;
+	default:
+		pp->perf_type = p->perf_type;
+		pp->config = p->perf_config;
+		pp->period = p->opts & OPT_FREQ ? 0 : p->period;
+		pp->freq = p->opts & OPT_FREQ ? p->freq : 0;
+	}
+}
+
+/* kprobe MODULE:FUNC goes to the kernel as one string */
+static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
+{
+	if (p->path[0])
+		snprintf(buf, len, "%s:%s", p->path, p->symbol);
+	else
+		snprintf(buf, len, "%s", p->symbol);
+}
+
+/* One link on one CPU (-1: all); its id goes into *id. */
+static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
+		    int cpu, const char *spec, struct create_error *ce,
+		    __u32 *id)
+{
+	struct owned_info *own = calloc(1, sizeof(*own));
+	char kfunc[2 * PROBE_NAME_MAX];
+	struct perf_probe pp;
+	struct link_fields *f = malloc(sizeof(*f));
+	int slot = -1, pfd = -1, lfd = -1, prog = -1, err;
+	unsigned int instance = 0;
+	__u64 cookie = p->cookie;
+
+	err = own && f ? 0 : -ENOMEM;
+	if (!err && !(p->opts & OPT_PROG)) {
+		slot = counter_slot_alloc(daemon_state.counter);
+		if (slot < 0) {
+			err = slot;
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "out of counter slots");
+		}
+		cookie = slot;
+	}
+	perf_probe_fill(p, ut, &pp, cpu);
+	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) {
+		kprobe_target(p, kfunc, sizeof(kfunc));
+		pp.target = kfunc;
+	}
+	if (!err) {
+		pfd = perf_probe_open(&pp, ce->msg, sizeof(ce->msg));
+		err = pfd < 0 ? pfd : 0;
+	}
+	while (!err) {
+		err = program_for(p, instance, &prog, ce);
+		if (err)
+			break;
+		lfd = perf_link_create(prog, pfd, cookie);
+		if (p->opts & OPT_PROG)
+			close(prog);
+		if (lfd == -EEXIST && p->kind == PROBE_TRACEPOINT &&
+		    !(p->opts & OPT_PROG) && instance < 64) {
+			instance++;
+			continue;
+		}
+		err = lfd < 0 ? lfd : 0;
+		if (err)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot create the link: %s", strerror(-err));
+		if (err == -EEXIST)
+			err = -E2BIG;
+		break;
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (!err)
+		err = link_info_read_fd(lfd, f, sizeof(f->name));
+	if (!err) {
+		own->id = f->id;
+		own->slot = slot;
+		own->kind = p->kind;
+		if (p->kind == PROBE_TRACEPOINT)
+			snprintf(own->category, sizeof(own->category), "%s",
+				 p->path);
+		if (ut) {
+			own->dev = ut->dev;
+			own->ino = ut->ino;
+		}
+		snprintf(own->spec, sizeof(own->spec), "%s", spec);
+		err = owned_add(own, lfd);
+		if (!err)
+			*id = f->id;
+	}
+	if (err) {
+		if (lfd >= 0)
+			close(lfd);
+		if (slot > 0)
+			counter_slot_free(daemon_state.counter, slot);
+	}
+	free(own);
+	free(f);
+	return err;
+}
+
+static int cpus_for(const struct probe_spec *p, int *cpus)
+{
+	bool event = p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE;
+
+	if (!event) {
+		cpus[0] = -1;
+		return 1;
+	}
+	if (p->opts & OPT_CPU) {
+		cpus[0] = p->cpu;
+		return 1;
+	}
+	if (p->opts & OPT_PID) {
+		cpus[0] = -1;
+		return 1;
+	}
+	return online_cpus(cpus, MAX_CPUS);
+}
+
+static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
+			  const char *line, size_t len,
+			  struct uprobe_target *ut, struct create_error *ce)
+{
+	struct target_error te = { 0 };
+	size_t path_col, sym_col;
+	char *canon = malloc(PATH_MAX);
+	int err;
+
+	if (!canon)
+		return -ENOMEM;
+	uprobe_columns(line, len, &path_col, &sym_col);
+	err = uprobe_resolve_path(p->path, pid, canon, &te);
+	if (!err)
+		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
+				     p->offset, p->by_offset,
+				     p->kind == PROBE_URETPROBE, ut, &te);
+	free(canon);
+	if (err) {
+		snprintf(ce->msg, sizeof(ce->msg), "%s", te.msg);
+		ce->column = te.column_hint ? sym_col : path_col;
+	}
+	return err;
+}
+
+int probe_create(const struct probe_spec *p, const char *line, size_t len,
+		 pid_t pid, struct id_list *made, struct create_error *ce)
+{
+	struct uprobe_target *ut = NULL;
+	bool per_cpu = false;
+	char *spec = malloc(len + 32);
+	int cpus[MAX_CPUS], n, i, err = 0;
+
+	ce->column = 0;
+	ce->msg[0] = ce->warning[0] = '\0';
+	if (!spec)
+		return -ENOMEM;
+	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
+		ut = calloc(1, sizeof(*ut));
+		err = ut ? resolve_uprobe(p, pid, line, len, ut, ce) : -ENOMEM;
+		if (!err && ut->warning[0])
+			snprintf(ce->warning, sizeof(ce->warning), "%s",
+				 ut->warning);
+	}
+	n = err ? 0 : cpus_for(p, cpus);
+	if (n < 0) {
+		err = n;
+		snprintf(ce->msg, sizeof(ce->msg), "cannot read online CPUs");
+	}
+	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
+	for (i = 0; !err && i < n; i++) {
+		size_t before = made->len;
+
+		if (per_cpu)
+			snprintf(spec, len + 32, "%.*s cpu=%d", (int)len, line,
+				 cpus[i]);
+		else
+			snprintf(spec, len + 32, "%.*s", (int)len, line);
+		err = id_list_reserve(made, 1);
+		if (!err)
+			err = link_one(p, ut, cpus[i], spec, ce,
+				       &made->ids[made->len]);
+		if (!err)
+			made->len = before + 1;
+	}
+	free(spec);
+	free(ut);
+	return err;
+}
+
+int id_list_reserve(struct id_list *l, size_t more)
+{
+	size_t cap;
+	void *p;
+
+	if (l->len + more <= l->cap)
+		return 0;
+	cap = (l->cap ? l->cap * 2 : 16) + more;
+	p = realloc(l->ids, cap * sizeof(*l->ids));
+	if (!p)
+		return -ENOMEM;
+	l->ids = p;
+	l->cap = cap;
+	return 0;
+}

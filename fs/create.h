@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef BPFLINKFS_CREATE_H
+#define BPFLINKFS_CREATE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "parse.h"
+
+struct id_list {
+	__u32 *ids;
+	size_t len, cap;
+};
+
+/** id_list_reserve() - room for @more ids; 0 or -ENOMEM */
+int id_list_reserve(struct id_list *l, size_t more);
+
+struct create_error {
+	size_t column; /* 0-based, for the caret */
+	char msg[256];
+	char warning[256]; /* non-empty: log it even on success */
+};
+
+/**
+ * probe_create() - make the link(s) for one parsed probe line
+ * @p: the parsed probe
+ * @line: the line as written (stored as each link's spec), @len bytes
+ * @pid: the writer; relative uprobe paths resolve against its cwd
+ * @made: ids of the links made are appended
+ * @ce: out, message and column on failure; a warning on success
+ *
+ * software/hardware events make one link per online CPU unless cpu= or
+ * pid= narrows them; if one fails, those already made for this line stay
+ * in @made for the caller to remove.
+ *
+ * Return: 0, or -errno (DESIGN.md 3.5).
+ */
+int probe_create(const struct probe_spec *p, const char *line, size_t len,
+		 pid_t pid, struct id_list *made, struct create_error *ce);
+
+#endif

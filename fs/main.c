@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* bpflinkfs: BPF perf-event links as a file system. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <fuse_lowlevel.h>
+
+#include "attach.h"
+#include "bpflinkfs.h"
+#include "counter.h"
+#include "perf_names.h"
+#include "tree.h"
+
+#define COUNTER_SLOTS 65536
+
+struct daemon daemon_state;
+
+void log_msg(int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (daemon_state.foreground) {
+		fprintf(stderr, "bpflinkfs: ");
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(priority, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [SOURCE] MOUNTPOINT [options]\n\n"
+	       "Shows every BPF perf-event link as a directory of text files\n"
+	       "and creates links from probe specs written to MOUNTPOINT/control.\n\n"
+	       "    -h, --help          print this help and exit\n"
+	       "    -V, --version       print the version and exit\n"
+	       "    -f                  stay in the foreground, log to stderr\n"
+	       "    -d                  debug output (implies -f)\n"
+	       "    -s                  single-threaded\n"
+	       "    -o allow_other      let every user read (adds default_permissions)\n"
+	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
+	       "SOURCE (from fstab via mount.fuse3) is ignored. See bpflinkfs(8).\n",
+	       prog);
+}
+
+/* mount.fuse3 passes "SOURCE MOUNTPOINT": drop SOURCE when two remain. */
+static void drop_source(int *argc, char **argv)
+{
+	int i, first = -1, plain = 0;
+
+	for (i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "-o") == 0) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			continue;
+		if (plain++ == 0)
+			first = i;
+	}
+	if (plain != 2)
+		return;
+	memmove(&argv[first], &argv[first + 1],
+		(*argc - first) * sizeof(*argv));
+	(*argc)--;
+}
+
+static int opt_proc(void *data, const char *arg, int key,
+		    struct fuse_args *outargs)
+{
+	if (strcmp(arg, "allow_other") == 0)
+		daemon_state.allow_other = true;
+	return 1;
+}
+
+/* Each failure: one line naming the fix. */
+static int check_prerequisites(const char *mnt)
+{
+	struct stat st;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "bpflinkfs: must run as root (BPF link "
+				"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
+			mnt);
+		return -EPERM;
+	}
+	if (access("/dev/fuse", R_OK | W_OK)) {
+		fprintf(stderr, "bpflinkfs: no /dev/fuse: install fuse3 and "
+				"run 'modprobe fuse'\n");
+		return -ENOENT;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
+				"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		return -ENOENT;
+	}
+	if (stat(mnt, &st) && errno == ENOTCONN) {
+		/* a killed daemon left its mount behind */
+		if (umount2(mnt, MNT_DETACH)) {
+			fprintf(stderr, "bpflinkfs: %s is a stale mount "
+					"(Transport endpoint is not connected): "
+					"run 'fusermount3 -uz %s'\n",
+				mnt, mnt);
+			return -ENOTCONN;
+		}
+		fprintf(stderr, "bpflinkfs: cleared a stale mount on %s\n",
+			mnt);
+	}
+	if (stat(mnt, &st)) {
+		fprintf(stderr, "bpflinkfs: mountpoint %s does not exist: "
+				"mkdir -p %s\n",
+			mnt, mnt);
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory\n",
+			mnt);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * cpu-clock and task-clock may be forwarded to dynamic PMUs whose type is
+ * assigned at boot: make one link on each and see what the kernel reports.
+ */
+static void detect_sw_aliases(void)
+{
+	static const __u64 configs[] = { 0 /* cpu-clock */, 1 /* task-clock */ };
+	struct link_fields *f = malloc(sizeof(*f));
+	char msg[256];
+	size_t i;
+
+	for (i = 0; f && link_features.perf_link_info && i < 2; i++) {
+		struct perf_probe p = { .kind = PROBE_SOFTWARE,
+					.perf_type = 1 /* PERF_TYPE_SOFTWARE */,
+					.config = configs[i],
+					.period = 1ull << 40,
+					.pid = -1,
+					.cpu = 0 };
+		int prog = counter_prog_fd(daemon_state.counter, p.kind, 0);
+		int pfd = perf_probe_open(&p, msg, sizeof(msg)), lfd = -1;
+
+		if (pfd >= 0 && prog >= 0)
+			lfd = perf_link_create(prog, pfd, 0);
+		if (lfd >= 0 && link_info_read_fd(lfd, f, sizeof(f->name)) == 0)
+			perf_sw_alias_set(configs[i], f->event_type, f->config);
+		if (lfd >= 0)
+			close(lfd);
+		if (pfd >= 0)
+			close(pfd);
+	}
+	free(f);
+}
+
+static int daemon_setup(void)
+{
+	int err = link_features_detect();
+
+	if (err) {
+		fprintf(stderr, "bpflinkfs: cannot read kernel BTF: %s\n",
+			strerror(-err));
+		return err;
+	}
+	raise_fd_limit();
+	daemon_state.counter_slots = COUNTER_SLOTS;
+	err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
+	if (err) {
+		fprintf(stderr, "bpflinkfs: cannot load the built-in BPF "
+				"program: %s\n",
+			strerror(-err));
+		return err;
+	}
+	detect_sw_aliases();
+	return 0;
+}
+
+static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o)
+{
+	struct fuse_loop_config *cfg;
+	struct fuse_session *se;
+	int err = 1;
+
+	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), NULL);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se))
+		goto out_destroy;
+	if (fuse_session_mount(se, o->mountpoint))
+		goto out_signals;
+	if (fuse_daemonize(o->foreground))
+		goto out_unmount;
+	if (reaper_start()) {
+		log_msg(LOG_ERR, "cannot start the reaper threads");
+		goto out_unmount;
+	}
+	if (o->singlethread) {
+		err = fuse_session_loop(se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_max_threads(cfg, o->max_threads);
+		fuse_loop_cfg_set_idle_threads(cfg, o->max_idle_threads);
+		err = fuse_session_loop_mt(se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+out_unmount:
+	fuse_session_unmount(se);
+	reaper_drain(); /* detach every owned link before exiting */
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_destroy:
+	fuse_session_destroy(se);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_cmdline_opts o = { 0 };
+	struct fuse_args args;
+	static const struct fuse_opt opts[] = {
+		FUSE_OPT_KEY("allow_other", 0), FUSE_OPT_END
+	};
+	int ret;
+
+	drop_source(&argc, argv);
+	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	if (fuse_opt_parse(&args, NULL, opts, opt_proc) ||
+	    fuse_parse_cmdline(&args, &o)) {
+		fprintf(stderr, "bpflinkfs: bad arguments; see --help\n");
+		return 2;
+	}
+	if (o.show_help) {
+		usage(argv[0]);
+		return 0;
+	}
+	if (o.show_version) {
+		printf("bpflinkfs %s\n", BPFLINKFS_VERSION);
+		return 0;
+	}
+	if (!o.mountpoint) {
+		fprintf(stderr, "bpflinkfs: no mountpoint; usage: bpflinkfs "
+				"MOUNTPOINT [-f] [-o opts]\n");
+		return 2;
+	}
+	daemon_state.foreground = o.foreground;
+	if (check_prerequisites(o.mountpoint) || daemon_setup())
+		return 1;
+	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
+	if (daemon_state.allow_other)
+		fuse_opt_add_arg(&args, "-odefault_permissions");
+	if (!o.foreground)
+		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
+	ret = run_session(&args, &o);
+	counter_close(daemon_state.counter);
+	free(o.mountpoint);
+	fuse_opt_free_args(&args);
+	return ret;
+}

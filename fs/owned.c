@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Links this mount created, and the reaper that closes removed ones. The
+ * kernel needs up to ~0.1 s to release one uprobe link, so removal only
+ * unlists the link; reaper threads close its fd meanwhile.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "bpflinkfs.h"
+#include "counter.h"
+
+#define REAPER_THREADS 4
+
+struct owned_link {
+	struct owned_info info;
+	int fd;
+};
+
+struct dying_link {
+	struct dying_link *next;
+	__u32 id;
+	int fd;
+	int slot;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reaper_wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t reaper_idle = PTHREAD_COND_INITIALIZER;
+static struct owned_link **owned; /* sorted by id */
+static size_t owned_len, owned_cap;
+static struct dying_link *dying_head, **dying_tail = &dying_head;
+static struct dying_link *closing; /* the kernel still lists these ids */
+static size_t dying_busy; /* queued or being closed */
+
+/* Index of @id in owned[], or where it would go; lock held. */
+static size_t owned_find(__u32 id, bool *found)
+{
+	size_t lo = 0, hi = owned_len;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (owned[mid]->info.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < owned_len && owned[lo]->info.id == id;
+	return lo;
+}
+
+int owned_add(const struct owned_info *info, int fd)
+{
+	struct owned_link *l = malloc(sizeof(*l));
+	bool found;
+	size_t at;
+
+	if (!l)
+		return -ENOMEM;
+	l->info = *info;
+	l->fd = fd;
+	pthread_mutex_lock(&lock);
+	if (owned_len == owned_cap) {
+		size_t cap = owned_cap ? owned_cap * 2 : 64;
+		void *p = realloc(owned, cap * sizeof(*owned));
+
+		if (!p) {
+			pthread_mutex_unlock(&lock);
+			free(l);
+			return -ENOMEM;
+		}
+		owned = p;
+		owned_cap = cap;
+	}
+	at = owned_find(info->id, &found);
+	memmove(&owned[at + 1], &owned[at], (owned_len - at) * sizeof(*owned));
+	owned[at] = l;
+	owned_len++;
+	pthread_mutex_unlock(&lock);
+	return 0;
+}
+
+int owned_get(__u32 id, struct owned_info *out)
+{
+	bool found;
+	size_t at;
+
+	pthread_mutex_lock(&lock);
+	at = owned_find(id, &found);
+	if (found)
+		*out = owned[at]->info;
+	pthread_mutex_unlock(&lock);
+	return found ? 0 : -ENOENT;
+}
+
+bool owned_is_dying(__u32 id)
+{
+	struct dying_link *d;
+	bool dying = false;
+
+	pthread_mutex_lock(&lock);
+	for (d = dying_head; d && !dying; d = d->next)
+		dying = d->id == id;
+	for (d = closing; d && !dying; d = d->next)
+		dying = d->id == id;
+	pthread_mutex_unlock(&lock);
+	return dying;
+}
+
+/* Move owned[at] to the reaper's queue; lock held. */
+static int owned_unlist(size_t at)
+{
+	struct owned_link *l = owned[at];
+	struct dying_link *d = malloc(sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	d->next = NULL;
+	d->id = l->info.id;
+	d->fd = l->fd;
+	d->slot = l->info.slot;
+	*dying_tail = d;
+	dying_tail = &d->next;
+	dying_busy++;
+	memmove(&owned[at], &owned[at + 1],
+		(owned_len - at - 1) * sizeof(*owned));
+	owned_len--;
+	free(l);
+	pthread_cond_signal(&reaper_wake);
+	return 0;
+}
+
+int owned_remove(__u32 id)
+{
+	bool found;
+	size_t at;
+	int err;
+
+	pthread_mutex_lock(&lock);
+	at = owned_find(id, &found);
+	err = found ? owned_unlist(at) : -ENOENT;
+	pthread_mutex_unlock(&lock);
+	if (err == -ENOENT) {
+		struct link_fields f;
+
+		/* A live link that is not ours: refuse; else it is unknown. */
+		if (!owned_is_dying(id) && link_info_read(id, &f) == 0 &&
+		    f.link_type == LINK_TYPE_PERF_EVENT)
+			return -EPERM;
+	}
+	return err;
+}
+
+int owned_remove_all(void)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&lock);
+	while (owned_len && owned_unlist(owned_len - 1) == 0)
+		n++;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+char *owned_list(size_t *len)
+{
+	size_t cap = 4096, used = 0, i;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < owned_len; i++) {
+		const struct owned_info *o = &owned[i]->info;
+		size_t need = strlen(o->spec) + 16;
+
+		if (used + need >= cap) {
+			char *p = realloc(buf, cap * 2 + need);
+
+			if (!p) {
+				pthread_mutex_unlock(&lock);
+				free(buf);
+				return NULL;
+			}
+			buf = p;
+			cap = cap * 2 + need;
+		}
+		used += snprintf(buf + used, cap - used, "%u\t%s\n", o->id,
+				 o->spec);
+	}
+	pthread_mutex_unlock(&lock);
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+size_t owned_count(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&lock);
+	n = owned_len;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+static void closing_unlink(struct dying_link *d)
+{
+	struct dying_link **pp;
+
+	for (pp = &closing; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			*pp = d->next;
+			return;
+		}
+}
+
+static void *reaper_main(void *arg)
+{
+	for (;;) {
+		struct dying_link *d;
+
+		pthread_mutex_lock(&lock);
+		while (!dying_head)
+			pthread_cond_wait(&reaper_wake, &lock);
+		d = dying_head;
+		dying_head = d->next;
+		if (!dying_head)
+			dying_tail = &dying_head;
+		d->next = closing;
+		closing = d;
+		pthread_mutex_unlock(&lock);
+
+		/* The slot is reused only once the kernel has let go. */
+		close(d->fd);
+		if (d->slot > 0 && daemon_state.counter)
+			counter_slot_free(daemon_state.counter, d->slot);
+		pthread_mutex_lock(&lock);
+		closing_unlink(d);
+		if (--dying_busy == 0)
+			pthread_cond_broadcast(&reaper_idle);
+		pthread_mutex_unlock(&lock);
+		free(d);
+	}
+	return NULL;
+}
+
+int reaper_start(void)
+{
+	pthread_t t;
+	int i, err;
+
+	for (i = 0; i < REAPER_THREADS; i++) {
+		err = pthread_create(&t, NULL, reaper_main, NULL);
+		if (err)
+			return -err;
+		pthread_detach(t);
+	}
+	return 0;
+}
+
+void reaper_drain(void)
+{
+	int n = owned_remove_all();
+
+	if (n)
+		log_msg(LOG_INFO, "detaching %d owned link(s)", n);
+	pthread_mutex_lock(&lock);
+	while (dying_busy)
+		pthread_cond_wait(&reaper_idle, &lock);
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The per-link files (one table drives the tree) and the root tables. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bpflinkfs.h"
+#include "counter.h"
+#include "perf_names.h"
+#include "uprobe_target.h"
+
+#define K_UPROBE (1u << PERF_LINK_UPROBE | 1u << PERF_LINK_URETPROBE)
+#define K_KPROBE (1u << PERF_LINK_KPROBE | 1u << PERF_LINK_KRETPROBE)
+#define K_TP (1u << PERF_LINK_TRACEPOINT)
+#define K_EVENT (1u << PERF_LINK_EVENT)
+#define K_ALL (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
+#define LF_MAYBE (1u << 7) /* known only for some links: ask render */
+
+int link_view_load(__u32 id, struct link_view *v)
+{
+	int err;
+
+	if (owned_is_dying(id))
+		return -ENOENT;
+	err = link_info_read(id, &v->f);
+	if (err)
+		return err;
+	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
+		return -ENOENT;
+	v->owned = owned_get(id, &v->own) == 0;
+	return 0;
+}
+
+static int render_type(const struct link_view *v, char *buf, size_t len)
+{
+	const char *name = perf_link_kind_name(v->f.kind);
+
+	return name ? snprintf(buf, len, "%s\n", name) : -ENODATA;
+}
+
+static int render_name(const struct link_view *v, char *buf, size_t len)
+{
+	int n;
+
+	if (v->f.kind != PERF_LINK_EVENT)
+		return snprintf(buf, len, "%s\n", v->f.name);
+	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
+	return n + snprintf(buf + n, len - n, "\n");
+}
+
+static int render_offset(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "0x%x\n", v->f.offset);
+}
+
+static int render_addr(const struct link_view *v, char *buf, size_t len)
+{
+	__u64 addr = v->reader && v->reader->sees_addrs ? v->f.addr : 0;
+
+	return snprintf(buf, len, "0x%016" PRIx64 "\n", (uint64_t)addr);
+}
+
+static int render_config(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.config);
+}
+
+static int render_event_type(const struct link_view *v, char *buf,
+			     size_t len)
+{
+	return snprintf(buf, len, "%u\n", v->f.event_type);
+}
+
+static int render_cookie(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.cookie);
+}
+
+static int render_missed(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.missed);
+}
+
+static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "0x%" PRIx64 "\n",
+			(uint64_t)v->f.ref_ctr_offset);
+}
+
+/* A foreign tracepoint's category, when exactly one category has it. */
+static int tracefs_category(const char *name, char *out, size_t len)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
+	char path[PATH_MAX];
+	struct dirent *e;
+	int found = 0;
+	size_t r;
+	DIR *d;
+
+	for (r = 0; r < 2; r++) {
+		d = opendir(roots[r]);
+		if (d)
+			break;
+	}
+	if (!d)
+		return -ENODATA;
+	while ((e = readdir(d)) && found < 2) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", roots[r], e->d_name,
+			 name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (!found)
+				snprintf(out, len, "%s", e->d_name);
+			found++;
+		}
+	}
+	closedir(d);
+	return found == 1 ? 0 : -ENODATA;
+}
+
+static int render_category(const struct link_view *v, char *buf, size_t len)
+{
+	char cat[PROBE_NAME_MAX];
+
+	if (v->owned && v->own.category[0])
+		return snprintf(buf, len, "%s\n", v->own.category);
+	if (!v->f.name[0] || tracefs_category(v->f.name, cat, sizeof(cat)))
+		return -ENODATA;
+	return snprintf(buf, len, "%s\n", cat);
+}
+
+static int render_symbol(const struct link_view *v, char *buf, size_t len)
+{
+	struct stat st;
+	int n;
+
+	if (v->f.name[0] != '/')
+		return -ENODATA;
+	if (v->owned && v->own.ino &&
+	    (stat(v->f.name, &st) || st.st_dev != v->own.dev ||
+	     st.st_ino != v->own.ino))
+		return -ENODATA;
+	if (uprobe_symbolize(v->f.name, v->f.offset, buf, len - 1))
+		return -ENODATA;
+	n = strlen(buf);
+	return n + snprintf(buf + n, len - n, "\n");
+}
+
+static int render_prog_id(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%u\n", v->f.prog_id);
+}
+
+static int render_prog_name(const struct link_view *v, char *buf, size_t len)
+{
+	char name[64];
+	int err = prog_name_read(v->f.prog_id, name, sizeof(name));
+
+	return err ? err : snprintf(buf, len, "%s\n", name);
+}
+
+static int render_spec(const struct link_view *v, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s\n", v->own.spec);
+}
+
+static int render_hits(const struct link_view *v, char *buf, size_t len)
+{
+	uint64_t hits;
+	int err = counter_hits(daemon_state.counter, v->own.slot, &hits);
+
+	return err ? err : snprintf(buf, len, "%" PRIu64 "\n", hits);
+}
+
+const struct link_file link_files[] = {
+	{ "type", K_ALL, 0, JSON_STRING, render_type },
+	{ "name", K_ALL, 0, JSON_STRING, render_name },
+	{ "offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset },
+	{ "addr", K_KPROBE, LF_READER, JSON_STRING, render_addr },
+	{ "config", K_EVENT, 0, JSON_NUMBER, render_config },
+	{ "event_type", K_EVENT, 0, JSON_NUMBER, render_event_type },
+	{ "cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie },
+	{ "missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed },
+	{ "ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr },
+	{ "category", K_TP, LF_MAYBE, JSON_STRING, render_category },
+	{ "symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol },
+	{ "prog_id", K_ALL, 0, JSON_NUMBER, render_prog_id },
+	{ "prog_name", K_ALL, 0, JSON_STRING, render_prog_name },
+	{ "spec", K_ALL, LF_OWNED, JSON_STRING, render_spec },
+	{ "hits", K_ALL, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits },
+};
+const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
+
+bool link_file_applies(size_t i, const struct link_view *v)
+{
+	const struct link_file *lf = &link_files[i];
+	char buf[PATH_MAX + 64];
+
+	if (i >= link_file_count || !(lf->kinds & 1u << v->f.kind))
+		return false;
+	if ((lf->flags & LF_COOKIE && !link_features.cookie) ||
+	    (lf->flags & LF_MISSED && !link_features.missed) ||
+	    (lf->flags & LF_REFCTR && !link_features.ref_ctr_offset))
+		return false;
+	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
+		return false;
+	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
+		return false;
+	if (lf->flags & LF_MAYBE)
+		return lf->render(v, buf, sizeof(buf)) >= 0;
+	return true;
+}
+
+int link_file_render(size_t i, const struct link_view *v, char *buf,
+		     size_t len)
+{
+	int n;
+
+	if (!link_file_applies(i, v))
+		return -ENODATA;
+	n = link_files[i].render(v, buf, len);
+	if (n >= (int)len)
+		return -ENAMETOOLONG;
+	return n;
+}
+
+int perf_link_ids(__u32 **out)
+{
+	__u32 id = 0, type, *ids = NULL;
+	size_t n = 0, cap = 0;
+	int err;
+
+	while ((err = link_next_id(id, &id)) == 0) {
+		if (owned_is_dying(id) || link_type_read(id, &type) ||
+		    type != LINK_TYPE_PERF_EVENT)
+			continue;
+		if (n == cap) {
+			void *p = realloc(ids, (cap = cap ? cap * 2 : 256) *
+						       sizeof(*ids));
+
+			if (!p) {
+				free(ids);
+				return -ENOMEM;
+			}
+			ids = p;
+		}
+		ids[n++] = id;
+	}
+	if (err != -ENOENT) {
+		free(ids);
+		return err;
+	}
+	*out = ids;
+	return n;
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* links, links.json and features: the whole view in one read. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpflinkfs.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void sbuf_reserve(struct sbuf *s, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (s->oom || s->len + more < s->cap)
+		return;
+	cap = (s->cap ? s->cap * 2 : 4096) + more;
+	p = realloc(s->p, cap);
+	if (!p) {
+		s->oom = true;
+		return;
+	}
+	s->p = p;
+	s->cap = cap;
+}
+
+static void sbuf_put(struct sbuf *s, const char *data, size_t n)
+{
+	sbuf_reserve(s, n + 1);
+	if (s->oom)
+		return;
+	memcpy(s->p + s->len, data, n);
+	s->len += n;
+	s->p[s->len] = '\0';
+}
+
+static void sbuf_printf(struct sbuf *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	sbuf_reserve(s, 256);
+	if (s->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= s->cap - s->len) {
+		sbuf_reserve(s, n + 1);
+		if (s->oom)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+		va_end(ap);
+	}
+	if (n > 0)
+		s->len += n;
+}
+
+static char *sbuf_finish(struct sbuf *s, size_t *len)
+{
+	if (s->oom) {
+		free(s->p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!s->p)
+		sbuf_put(s, "", 0);
+	*len = s->len;
+	return s->p;
+}
+
+/* A tab, newline or backslash inside a table value: \t, \n, \\ */
+static void put_table_value(struct sbuf *s, const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] == '\t')
+			sbuf_put(s, "\\t", 2);
+		else if (v[i] == '\n')
+			sbuf_put(s, "\\n", 2);
+		else if (v[i] == '\\')
+			sbuf_put(s, "\\\\", 2);
+		else
+			sbuf_put(s, &v[i], 1);
+	}
+}
+
+/* Length of the valid UTF-8 sequence at @p, or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static void put_json_string(struct sbuf *s, const char *v, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t i = 0, l;
+
+	sbuf_put(s, "\"", 1);
+	while (i < n) {
+		if (p[i] == '"' || p[i] == '\\') {
+			sbuf_printf(s, "\\%c", p[i]);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f ||
+			   !(l = utf8_len(p + i, n - i))) {
+			sbuf_printf(s, "\\u%04x", p[i]);
+			i++;
+		} else {
+			sbuf_put(s, v + i, l);
+			i += l;
+		}
+	}
+	sbuf_put(s, "\"", 1);
+}
+
+/* Render file @i of @v without its newline; false if it does not apply. */
+static bool value_of(size_t i, const struct link_view *v, char *buf,
+		     size_t len, size_t *n)
+{
+	int r = link_file_render(i, v, buf, len);
+
+	if (r <= 0)
+		return false;
+	*n = r;
+	if (*n && buf[*n - 1] == '\n')
+		(*n)--;
+	return true;
+}
+
+static size_t file_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < link_file_count; i++)
+		if (strcmp(link_files[i].name, name) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
+		      size_t len)
+{
+	static const char *const cols[] = { "type",   "name",	"offset",
+					    "addr",   "config", "cookie",
+					    "prog_id" };
+	size_t c, n;
+
+	sbuf_printf(s, "%u", v->f.id);
+	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		sbuf_put(s, "\t", 1);
+		if (value_of(file_index(cols[c]), v, buf, len, &n))
+			put_table_value(s, buf, n);
+		else
+			sbuf_put(s, "-", 1);
+	}
+	sbuf_put(s, "\n", 1);
+}
+
+static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
+			size_t len)
+{
+	size_t i, n;
+
+	sbuf_printf(s, "{\"id\":%u", v->f.id);
+	for (i = 0; i < link_file_count; i++) {
+		if (link_files[i].json == JSON_NONE ||
+		    !value_of(i, v, buf, len, &n))
+			continue;
+		sbuf_printf(s, ",\"%s\":", link_files[i].name);
+		if (link_files[i].json == JSON_NUMBER)
+			sbuf_put(s, buf, n);
+		else
+			put_json_string(s, buf, n);
+	}
+	sbuf_put(s, "}", 1);
+}
+
+typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
+		       size_t len);
+
+/* Every perf link, read once, handed to @row; links gone meanwhile skip. */
+static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
+			 const char *sep)
+{
+	size_t buflen = 2 * PATH_MAX;
+	struct link_view *v = malloc(sizeof(*v));
+	char *buf = malloc(buflen);
+	__u32 *ids = NULL;
+	int n, i, rows = 0;
+
+	n = v && buf ? perf_link_ids(&ids) : -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (link_view_load(ids[i], v))
+			continue;
+		v->reader = r;
+		if (rows++)
+			sbuf_put(s, sep, strlen(sep));
+		row(s, v, buf, buflen);
+	}
+	free(ids);
+	free(buf);
+	free(v);
+	return n < 0 ? n : 0;
+}
+
+char *render_links_table(const struct reader *r, size_t *len)
+{
+	struct sbuf s = { 0 };
+	int err;
+
+	sbuf_printf(&s, "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\n");
+	err = for_each_link(&s, r, table_row, "");
+	if (err) {
+		free(s.p);
+		errno = -err;
+		return NULL;
+	}
+	return sbuf_finish(&s, len);
+}
+
+char *render_links_json(const struct reader *r, size_t *len)
+{
+	struct sbuf s = { 0 };
+	int err;
+
+	sbuf_put(&s, "[", 1);
+	err = for_each_link(&s, r, json_object, ",\n");
+	sbuf_put(&s, "]\n", 2);
+	if (err) {
+		free(s.p);
+		errno = -err;
+		return NULL;
+	}
+	return sbuf_finish(&s, len);
+}
+
+static const char *tracefs_root(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0)
+		return "/sys/kernel/tracing";
+	if (access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return "/sys/kernel/debug/tracing";
+	return NULL;
+}
+
+static int other_links(void)
+{
+	__u32 id = 0, type;
+	int n = 0;
+
+	while (link_next_id(id, &id) == 0)
+		if (link_type_read(id, &type) == 0 &&
+		    type != LINK_TYPE_PERF_EVENT)
+			n++;
+	return n;
+}
+
+char *render_features(size_t *len)
+{
+	const char *tracefs = tracefs_root();
+	struct sbuf s = { 0 };
+	int kptr = -1;
+
+	sysctl_read_int("/proc/sys/kernel/kptr_restrict", &kptr);
+	sbuf_printf(&s, "perf_link_info %d\n", link_features.perf_link_info);
+	sbuf_printf(&s, "cookie %d\n", link_features.cookie);
+	sbuf_printf(&s, "missed %d\n", link_features.missed);
+	sbuf_printf(&s, "ref_ctr_offset %d\n", link_features.ref_ctr_offset);
+	sbuf_printf(&s, "kprobe %d\n",
+		    access("/sys/bus/event_source/devices/kprobe", F_OK) == 0);
+	sbuf_printf(&s, "uprobe %d\n",
+		    access("/sys/bus/event_source/devices/uprobe", F_OK) == 0);
+	sbuf_printf(&s, "tracepoint %d\n", tracefs != NULL);
+	sbuf_printf(&s, "tracefs_path %s\n", tracefs ? tracefs : "-");
+	sbuf_printf(&s, "kptr_restrict %d\n", kptr);
+	sbuf_printf(&s, "info_source %s\n",
+		    link_features.perf_link_info ? "link_info" : "none");
+	sbuf_printf(&s, "other_links %d\n", other_links());
+	return sbuf_finish(&s, len);
+}

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The FUSE low-level operations. Inode numbers are computed, never stored:
+ * (link id << 8) | (1 + index into link_files[]) for a link's files,
+ * (link id << 8) for its directory, and id 0 for the root and its files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bpflinkfs.h"
+#include "tree.h"
+
+#define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
+#define INO_ID(ino) ((__u32)((ino) >> 8))
+#define INO_IDX(ino) ((unsigned int)((ino) & 0xff))
+#define ROOT_FILE_BASE 2
+
+enum root_file_id { RF_CONTROL, RF_ERROR_LOG, RF_FEATURES, RF_LINKS, RF_JSON };
+
+struct root_file {
+	const char *name;
+	mode_t mode;
+	char *(*render)(const struct reader *r, size_t *len);
+};
+
+static char *render_error_log(const struct reader *r, size_t *len)
+{
+	return error_log_render(len);
+}
+
+static char *render_features_file(const struct reader *r, size_t *len)
+{
+	return render_features(len);
+}
+
+static const struct root_file root_files[] = {
+	[RF_CONTROL] = { "control", 0600, NULL },
+	[RF_ERROR_LOG] = { "error_log", 0644, render_error_log },
+	[RF_FEATURES] = { "features", 0444, render_features_file },
+	[RF_LINKS] = { "links", 0444, render_links_table },
+	[RF_JSON] = { "links.json", 0444, render_links_json },
+};
+#define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
+
+struct open_file {
+	struct control_handle *control; /* control only */
+	bool error_log;
+	char *buf;
+	size_t len;
+};
+
+struct dir_entry {
+	char name[16];
+	fuse_ino_t ino;
+	mode_t mode;
+};
+
+struct open_dir {
+	struct dir_entry *entries;
+	size_t len;
+};
+
+static time_t mount_time;
+
+static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
+		      off_t size)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = mode;
+	st->st_nlink = S_ISDIR(mode) ? 2 : 1;
+	st->st_size = size;
+	st->st_blksize = 4096;
+	st->st_atime = st->st_mtime = st->st_ctime = mount_time;
+}
+
+static bool file_is_volatile(size_t i)
+{
+	return link_files[i].flags & (LF_LIVE | LF_READER);
+}
+
+/* Attributes of @ino, checked against the kernel now. */
+static int ino_stat(fuse_ino_t ino, struct stat *st)
+{
+	__u32 id = INO_ID(ino);
+	unsigned int idx = INO_IDX(ino);
+	struct link_view *v;
+	char *buf;
+	int n = 0;
+
+	if (ino == FUSE_ROOT_ID) {
+		attr_fill(st, ino, S_IFDIR | 0755, 0);
+		return 0;
+	}
+	if (id == 0) {
+		if (idx < ROOT_FILE_BASE ||
+		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
+			return -ENOENT;
+		attr_fill(st, ino,
+			  S_IFREG | root_files[idx - ROOT_FILE_BASE].mode, 0);
+		return 0;
+	}
+	if (idx > link_file_count)
+		return -ENOENT;
+	v = malloc(sizeof(*v));
+	buf = malloc(2 * PATH_MAX);
+	n = v && buf ? link_view_load(id, v) : -ENOMEM;
+	if (!n && idx == 0) {
+		attr_fill(st, ino, S_IFDIR | 0555, 0);
+	} else if (!n) {
+		struct reader r = { false };
+
+		v->reader = &r;
+		if (!link_file_applies(idx - 1, v))
+			n = -ENOENT;
+		else if (!file_is_volatile(idx - 1))
+			n = link_file_render(idx - 1, v, buf, 2 * PATH_MAX);
+		if (n >= 0) {
+			attr_fill(st, ino, S_IFREG | 0444, n);
+			n = 0;
+		}
+	}
+	free(v);
+	free(buf);
+	return n == -ENODATA ? -ENOENT : n;
+}
+
+/* A directory name that is a link id: digits, no leading zero. */
+static __u32 parse_id(const char *name)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (name[0] < '1' || name[0] > '9' || strlen(name) > 10)
+		return 0;
+	for (p = name; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return v > UINT32_MAX ? 0 : (__u32)v;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e = { 0 };
+	size_t i;
+	int err = -ENOENT;
+
+	if (parent == FUSE_ROOT_ID) {
+		for (i = 0; i < ROOT_FILE_COUNT; i++)
+			if (strcmp(name, root_files[i].name) == 0)
+				e.ino = INO(0, ROOT_FILE_BASE + i);
+		if (!e.ino && parse_id(name))
+			e.ino = INO(parse_id(name), 0);
+	} else if (INO_ID(parent) && INO_IDX(parent) == 0) {
+		for (i = 0; i < link_file_count; i++)
+			if (strcmp(name, link_files[i].name) == 0)
+				e.ino = INO(INO_ID(parent), 1 + i);
+	} else {
+		err = -ENOTDIR;
+	}
+	if (e.ino)
+		err = ino_stat(e.ino, &e.attr);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fuse_reply_entry(req, &e);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct stat st;
+	int err = ino_stat(ino, &st);
+
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_attr(req, &st, 0);
+}
+
+static int dir_add(struct open_dir *d, size_t *cap, const char *name,
+		   fuse_ino_t ino, mode_t mode)
+{
+	if (d->len == *cap) {
+		void *p = realloc(d->entries,
+				  (*cap = *cap ? *cap * 2 : 32) *
+					  sizeof(*d->entries));
+
+		if (!p)
+			return -ENOMEM;
+		d->entries = p;
+	}
+	snprintf(d->entries[d->len].name, sizeof(d->entries[0].name), "%s",
+		 name);
+	d->entries[d->len].ino = ino;
+	d->entries[d->len++].mode = mode;
+	return 0;
+}
+
+/* The root: its files, then one directory per perf link now. */
+static int root_snapshot(struct open_dir *d, size_t *cap)
+{
+	__u32 *ids = NULL;
+	char name[16];
+	size_t i;
+	int n, err = 0;
+
+	for (i = 0; !err && i < ROOT_FILE_COUNT; i++)
+		err = dir_add(d, cap, root_files[i].name,
+			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
+	n = err ? err : perf_link_ids(&ids);
+	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
+		snprintf(name, sizeof(name), "%u", ids[i]);
+		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
+	}
+	free(ids);
+	return err ? err : n < 0 ? n : 0;
+}
+
+static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
+{
+	struct link_view *v = malloc(sizeof(*v));
+	struct reader r = { false };
+	size_t i;
+	int err = v ? link_view_load(id, v) : -ENOMEM;
+
+	if (!err)
+		v->reader = &r;
+	for (i = 0; !err && i < link_file_count; i++)
+		if (link_file_applies(i, v))
+			err = dir_add(d, cap, link_files[i].name,
+				      INO(id, 1 + i), S_IFREG);
+	free(v);
+	return err;
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct open_dir *d = calloc(1, sizeof(*d));
+	size_t cap = 0;
+	int err = d ? 0 : -ENOMEM;
+
+	if (!err)
+		err = dir_add(d, &cap, ".", ino, S_IFDIR);
+	if (!err)
+		err = dir_add(d, &cap, "..", FUSE_ROOT_ID, S_IFDIR);
+	if (!err && ino == FUSE_ROOT_ID)
+		err = root_snapshot(d, &cap);
+	else if (!err && INO_ID(ino) && INO_IDX(ino) == 0)
+		err = link_dir_snapshot(INO_ID(ino), d, &cap);
+	else if (!err)
+		err = -ENOTDIR;
+	if (err) {
+		if (d)
+			free(d->entries);
+		free(d);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	fi->cache_readdir = 0;
+	fuse_reply_open(req, fi);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct open_dir *d = (struct open_dir *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t used = 0;
+	struct stat st;
+
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	for (; off >= 0 && (size_t)off < d->len; off++) {
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		st.st_ino = d->entries[off].ino;
+		st.st_mode = d->entries[off].mode;
+		n = fuse_add_direntry(req, buf + used, size - used,
+				      d->entries[off].name, &st, off + 1);
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
+			  struct fuse_file_info *fi)
+{
+	struct open_dir *d = (struct open_dir *)(uintptr_t)fi->fh;
+
+	free(d->entries);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+static struct open_file *root_file_open(fuse_req_t req, size_t rf,
+					struct fuse_file_info *fi, int *err)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct open_file *of = calloc(1, sizeof(*of));
+	int acc = fi->flags & O_ACCMODE;
+	struct reader r;
+
+	*err = of ? 0 : -ENOMEM;
+	if (*err)
+		return NULL;
+	if (rf == RF_CONTROL) {
+		of->control = control_open();
+		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
+		fi->nonseekable = 1;
+	} else if (acc != O_RDONLY &&
+		   (rf != RF_ERROR_LOG || ctx->uid != 0)) {
+		*err = -EACCES; /* root bypasses mode bits: refuse here */
+	} else if (acc != O_RDONLY) {
+		of->error_log = true;
+	} else {
+		r.sees_addrs = reader_may_see_addrs(ctx->pid);
+		of->buf = root_files[rf].render(&r, &of->len);
+		*err = of->buf ? 0 : -errno;
+	}
+	if (*err) {
+		control_release(of->control);
+		free(of);
+		return NULL;
+	}
+	return of;
+}
+
+static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
+					struct fuse_file_info *fi, int *err)
+{
+	struct open_file *of = calloc(1, sizeof(*of));
+	struct link_view *v = malloc(sizeof(*v));
+	unsigned int idx = INO_IDX(ino) - 1;
+	struct reader r;
+	int n;
+
+	of = of && v ? of : (free(of), NULL);
+	*err = of ? 0 : -ENOMEM;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		*err = -EACCES;
+	if (!*err)
+		*err = link_view_load(INO_ID(ino), v);
+	if (!*err) {
+		r.sees_addrs = reader_may_see_addrs(fuse_req_ctx(req)->pid);
+		v->reader = &r;
+		of->buf = malloc(2 * PATH_MAX);
+		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX) :
+			      -ENOMEM;
+		*err = n == -ENODATA ? -ENOENT : n < 0 ? n : 0;
+		of->len = n;
+	}
+	fi->direct_io = file_is_volatile(idx);
+	free(v);
+	if (*err && of) {
+		free(of->buf);
+		free(of);
+		of = NULL;
+	}
+	return of;
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct open_file *of = NULL;
+	unsigned int idx = INO_IDX(ino);
+	int err = -ENOENT;
+
+	if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
+	    idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
+		of = root_file_open(req, idx - ROOT_FILE_BASE, fi, &err);
+		fi->direct_io = 1;
+	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
+		of = link_file_open(req, ino, fi, &err);
+	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
+		err = -EISDIR;
+	}
+	if (!of) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fi->fh = (uintptr_t)of;
+	fi->keep_cache = 0;
+	fuse_reply_open(req, fi);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	ssize_t n;
+	char *buf;
+
+	if (of->control) {
+		buf = malloc(size ? size : 1);
+		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
+		if (n < 0)
+			fuse_reply_err(req, -n);
+		else
+			fuse_reply_buf(req, buf, n);
+		free(buf);
+		return;
+	}
+	if (of->error_log || off < 0 || (size_t)off >= of->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	n = of->len - off < size ? of->len - off : size;
+	fuse_reply_buf(req, of->buf + off, n);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	ssize_t n;
+
+	if (of->control) {
+		n = control_write(of->control, data, size,
+				  fuse_req_ctx(req)->pid);
+	} else if (of->error_log) {
+		/* an empty line (or nothing) clears the log */
+		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size :
+								  -EINVAL;
+		if (n >= 0)
+			error_log_clear();
+	} else {
+		n = -EACCES;
+	}
+	if (n < 0)
+		fuse_reply_err(req, -n);
+	else
+		fuse_reply_write(req, n);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	int err = 0;
+
+	if (of->control)
+		err = control_flush(of->control, fuse_req_ctx(req)->pid);
+	fuse_reply_err(req, -err);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+
+	control_release(of->control);
+	free(of->buf);
+	free(of);
+	fuse_reply_err(req, 0);
+}
+
+/* Only truncation of control or error_log to 0 (O_TRUNC) is accepted. */
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	struct stat st;
+	int err = ino_stat(ino, &st);
+	bool trunc_ok = ino == INO(0, ROOT_FILE_BASE + RF_CONTROL) ||
+			ino == INO(0, ROOT_FILE_BASE + RF_ERROR_LOG);
+
+	if (!err && (to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME |
+				FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)))
+		err = -EPERM;
+	else if (!err && to_set & FUSE_SET_ATTR_SIZE &&
+		 (!trunc_ok || attr->st_size != 0 ||
+		  fuse_req_ctx(req)->uid != 0))
+		err = -EACCES;
+	if (err)
+		fuse_reply_err(req, -err);
+	else
+		fuse_reply_attr(req, &st, 0);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	__u32 id = parse_id(name);
+	int err;
+
+	if (parent != FUSE_ROOT_ID || !id)
+		err = -ENOENT;
+	else if (fuse_req_ctx(req)->uid != 0)
+		err = -EACCES;
+	else
+		err = owned_remove(id);
+	fuse_reply_err(req, -err);
+}
+
+static void op_refuse(fuse_req_t req)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{
+	op_refuse(req);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
+{
+	op_refuse(req);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+		      struct fuse_file_info *fi)
+{
+	op_refuse(req);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	mount_time = time(NULL);
+	/* the kernel then splits large writes into 1 MiB requests */
+	conn->max_write = 1u << 20;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+const struct fuse_lowlevel_ops tree_ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.open = op_open,
+	.read = op_read,
+	.write = op_write,
+	.flush = op_flush,
+	.release = op_release,
+	.rmdir = op_rmdir,
+	.mkdir = op_mkdir,
+	.unlink = op_unlink,
+	.create = op_create,
+};

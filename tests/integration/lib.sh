@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the bpflinkfs integration tests (source it from bash).
+#
+# Environment: BPFLINKFS (the daemon), MKLINKS and TARGET (tests/tools).
+# Exit codes: 0 pass, 1 fail, 77 skip (meson's convention).
+
+set -u
+
+BL_FAILS=0
+BL_CHECKS=0
+BL_DAEMON_PID=
+MNT=
+WORK=
+declare -A MKL_PID MKL_FD MKL_OUT
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# fail MSG: record a failed check and go on, so one run shows every mismatch.
+fail() {
+	BL_FAILS=$((BL_FAILS + 1))
+	echo "FAIL: $*" >&2
+}
+
+# die MSG: a failure after which nothing else can be checked.
+die() {
+	echo "FATAL: $*" >&2
+	exit 1
+}
+
+ok() {
+	BL_CHECKS=$((BL_CHECKS + 1))
+}
+
+# finish: print a summary and exit with the test's status.
+finish() {
+	if [ "$BL_FAILS" -ne 0 ]; then
+		echo "$BL_FAILS of $((BL_CHECKS + BL_FAILS)) checks failed"
+		exit 1
+	fi
+	echo "all $BL_CHECKS checks passed"
+	exit 0
+}
+
+# assert_eq WHAT EXPECTED ACTUAL
+assert_eq() {
+	if [ "$2" == "$3" ]; then
+		ok
+	else
+		fail "$1: expected '$2', got '$3'"
+	fi
+}
+
+# assert_num_eq WHAT EXPECTED ACTUAL: numeric compare (decimal or 0x hex).
+assert_num_eq() {
+	local e a
+	if ! e=$(python3 -c 'import sys; print(int(sys.argv[1], 0))' "$2" \
+		2>/dev/null); then
+		fail "$1: expected value '$2' is not a number"
+		return
+	fi
+	if ! a=$(python3 -c 'import sys; print(int(sys.argv[1], 0))' "$3" \
+		2>/dev/null); then
+		fail "$1: expected $2, got non-number '$3'"
+		return
+	fi
+	assert_eq "$1" "$e" "$a"
+}
+
+# assert_match WHAT ERE ACTUAL
+assert_match() {
+	if [[ "$3" =~ $2 ]]; then
+		ok
+	else
+		fail "$1: '$3' does not match /$2/"
+	fi
+}
+
+# assert_true WHAT CMD...: CMD must succeed.
+assert_true() {
+	local what=$1
+	shift
+	if "$@"; then
+		ok
+	else
+		fail "$what (command: $*)"
+	fi
+}
+
+# t CMD...: run CMD with the hang detector; a hang is a failure of its own.
+t() {
+	local rc=0
+	timeout 15 "$@" || rc=$?
+	if [ "$rc" -eq 124 ]; then
+		fail "hang (15 s) in: $*"
+	fi
+	return "$rc"
+}
+
+bl_require() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	[ -c /dev/fuse ] || skip "no /dev/fuse (modprobe fuse)"
+	local v
+	for v in BPFLINKFS MKLINKS TARGET; do
+		[ -n "${!v:-}" ] || skip "\$$v is not set (run through meson test)"
+		[ -x "${!v}" ] || skip "\$$v=${!v} is not executable"
+	done
+	local tool
+	for tool in fusermount3 mountpoint python3 readelf bpftool timeout; do
+		command -v "$tool" >/dev/null || skip "$tool is not installed"
+	done
+}
+
+# bl_tracefs: print the tracefs root, mounting it if needed. It is left
+# mounted, since other programs on the host may use it too.
+bl_tracefs() {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		if [ -d "$d/events" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
+	echo /sys/kernel/tracing
+}
+
+bl_cleanup() {
+	local name pid i
+	for name in "${!MKL_PID[@]}"; do
+		pid=${MKL_PID[$name]}
+		kill "$pid" 2>/dev/null
+	done
+	if [ -n "$MNT" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		fusermount3 -u "$MNT" 2>/dev/null ||
+			fusermount3 -uz "$MNT" 2>/dev/null
+	fi
+	if [ -n "$BL_DAEMON_PID" ] && kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
+		kill "$BL_DAEMON_PID" 2>/dev/null
+		for i in $(seq 100); do
+			kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$BL_DAEMON_PID" 2>/dev/null
+	fi
+	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
+	[ -n "$WORK" ] && rm -rf "$WORK"
+	return 0
+}
+
+# bl_setup: check prerequisites, make WORK (a scratch directory) and set
+# the exit trap.
+bl_setup() {
+	bl_require
+	WORK=$(mktemp -d /tmp/bpflinkfs-test.XXXXXX) || die "mktemp"
+	trap bl_cleanup EXIT
+	trap 'exit 1' INT TERM
+}
+
+# bl_mount [FUSE OPTIONS...]: start the daemon in the foreground in the
+# background on a fresh MNT and wait (10 s at most) until it answers.
+bl_mount() {
+	local i
+	MNT=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX) || die "mktemp"
+	"$BPFLINKFS" "$MNT" -f "$@" 2>"$WORK/daemon.log" &
+	BL_DAEMON_PID=$!
+	for i in $(seq 100); do
+		if mountpoint -q "$MNT"; then
+			return 0
+		fi
+		if ! kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
+			cat "$WORK/daemon.log" >&2
+			die "bpflinkfs exited before the mount was up"
+		fi
+		sleep 0.1
+	done
+	cat "$WORK/daemon.log" >&2
+	die "bpflinkfs: no mount on $MNT after 10 s"
+}
+
+# bl_daemon_alive: the daemon runs and the mount answers.
+bl_daemon_alive() {
+	kill -0 "$BL_DAEMON_PID" 2>/dev/null || return 1
+	timeout 5 ls "$MNT" >/dev/null
+}
+
+# mkl_start NAME SPEC...: run mklinks with a fifo as stdin and wait until
+# it says "ready". Its link lines are then in ${MKL_OUT[NAME]}.
+mkl_start() {
+	local name=$1 base="$WORK/mkl.$1" pid fd i
+	shift
+	rm -f "$base.in"
+	mkfifo "$base.in" || die "mkfifo"
+	"$MKLINKS" "$@" <"$base.in" >"$base.out" 2>"$base.err" &
+	pid=$!
+	# opening for writing waits for the reader, which the redirect above is
+	exec {fd}>"$base.in"
+	MKL_PID[$name]=$pid
+	MKL_FD[$name]=$fd
+	MKL_OUT[$name]="$base.out"
+	for i in $(seq 150); do
+		if grep -qx ready "$base.out" 2>/dev/null; then
+			return 0
+		fi
+		if ! kill -0 "$pid" 2>/dev/null; then
+			cat "$base.err" >&2
+			die "mklinks $* failed"
+		fi
+		sleep 0.1
+	done
+	die "mklinks $*: not ready after 15 s"
+}
+
+# mkl_lines NAME: the link lines (without "ready").
+mkl_lines() {
+	grep -vx ready "${MKL_OUT[$1]}"
+}
+
+# mkl_stop NAME: close mklinks' stdin and wait (10 s) until it has exited,
+# so its links are gone from the kernel.
+mkl_stop() {
+	local name=$1 pid=${MKL_PID[$1]} fd=${MKL_FD[$1]} i rc=0
+	exec {fd}>&-
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		fail "mklinks $name did not exit on EOF"
+	fi
+	wait "$pid" || rc=$?
+	unset "MKL_PID[$name]"
+	[ "$rc" -eq 0 ] || fail "mklinks $name exited with $rc: $(cat \
+		"$WORK/mkl.$name.err")"
+}
+
+# elf_file_offset FILE SYMBOL: the file offset of SYMBOL's address, from
+# `readelf -sW` (its value) and `readelf -lW` (the PT_LOAD holding it).
+elf_file_offset() {
+	readelf -sW "$1" >"$WORK/syms" || return 1
+	readelf -lW "$1" >"$WORK/phdrs" || return 1
+	python3 - "$2" "$WORK/syms" "$WORK/phdrs" <<'EOF'
+import re, sys
+sym, syms, phdrs = sys.argv[1:]
+vals = [int(f[1], 16) for f in (l.split() for l in open(syms))
+        if len(f) >= 8 and f[7] == sym]
+if len(vals) != 1:
+    sys.exit("symbol %s: %d matches" % (sym, len(vals)))
+v = vals[0]
+for l in open(phdrs):
+    m = re.match(r'\s*LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+\s+'
+                 r'(0x[0-9a-f]+)\s+(0x[0-9a-f]+)', l)
+    if not m:
+        continue
+    off, vaddr, filesz, memsz = (int(x, 16) for x in m.groups())
+    if vaddr <= v < vaddr + filesz:
+        print(hex(v - vaddr + off))
+        sys.exit(0)
+sys.exit("symbol %s at %#x: in no PT_LOAD" % (sym, v))
+EOF
+}
+
+# btf_link_info_fields: the members of struct bpf_link_info in the running
+# kernel's BTF, one dotted path a line (perf_event.uprobe.cookie ...);
+# members of anonymous structs and unions count as their parent's.
+btf_link_info_fields() {
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c |
+		python3 -c '
+import re, sys
+text = sys.stdin.read()
+start = text.find("struct bpf_link_info {")
+if start < 0:
+    sys.exit("no struct bpf_link_info in BTF")
+stack = [[]]
+for line in text[start:].splitlines()[1:]:
+    line = line.strip()
+    if line.endswith("{"):
+        stack.append([])
+        continue
+    m = re.match(r"}\s*(\w*)\s*;", line)
+    if m:
+        inner = stack.pop()
+        if not stack:
+            break
+        pre = m.group(1) + "." if m.group(1) else ""
+        stack[-1].extend(pre + n for n in inner)
+        continue
+    m = re.search(r"(\w+)(\[\w*\])?;$", line)
+    if m:
+        stack[-1].append(m.group(1))
+for n in stack[0] if stack else inner:
+    print(n)
+'
+}
