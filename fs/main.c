@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bpflinkfs: BPF perf-event links as a file system. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,8 +220,11 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o)
 		err = fuse_session_loop(se);
 	} else {
 		cfg = fuse_loop_cfg_create();
-		fuse_loop_cfg_set_max_threads(cfg, o->max_threads);
-		fuse_loop_cfg_set_idle_threads(cfg, o->max_idle_threads);
+		if (o->max_threads != UINT_MAX)
+			fuse_loop_cfg_set_max_threads(cfg, o->max_threads);
+		if (o->max_idle_threads != UINT_MAX)
+			fuse_loop_cfg_set_idle_threads(cfg,
+						       o->max_idle_threads);
 		err = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}

@@ -157,8 +157,8 @@ static int ldcache_lookup(const char *name, char *out, size_t outlen)
 	fd = open(LD_SO_CACHE, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || st.st_size == 0) {
-		err = st.st_size == 0 ? -EINVAL : -errno;
+	err = fstat(fd, &st) < 0 ? -errno : st.st_size == 0 ? -EINVAL : 0;
+	if (err) {
 		close(fd);
 		return err;
 	}
@@ -198,24 +198,30 @@ static int find_bare_name(const char *name, char *out, size_t outlen,
 			  struct target_error *terr)
 {
 	bool lib_first = strncmp(name, "lib", 3) == 0;
-	int err;
+	int cache_err = -ENOENT, path_err;
 
-	err = lib_first ? ldcache_lookup(name, out, outlen)
-			: path_lookup(name, out, outlen);
-	if (err == -ENOENT)
-		err = lib_first ? path_lookup(name, out, outlen)
-				: ldcache_lookup(name, out, outlen);
-	if (err == -ENOENT)
-		set_err(terr, 0,
-			"'%s' is neither a library in " LD_SO_CACHE
-			" (for this architecture) nor a command on " FIXED_PATH,
-			name);
-	else if (err)
-		set_err(terr, 0, "cannot look up '%s': %s", name, errstr(-err));
-	return err;
+	/* a missing or unreadable cache only means "not a cached library" */
+	if (lib_first) {
+		cache_err = ldcache_lookup(name, out, outlen);
+		if (!cache_err)
+			return 0;
+	}
+	path_err = path_lookup(name, out, outlen);
+	if (!path_err)
+		return 0;
+	if (!lib_first) {
+		cache_err = ldcache_lookup(name, out, outlen);
+		if (!cache_err)
+			return 0;
+	}
+	set_err(terr, 0,
+		"'%s' is neither a library in " LD_SO_CACHE
+		"%s nor a command on " FIXED_PATH,
+		name, cache_err == -ENOENT ? "" : " (unreadable)");
+	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
 }
 
-/* Check the file behind @fd: a 64-bit executable or shared object for us. */
+/* A 64-bit executable or shared object for us. */
 static int check_elf(Elf *elf, const char *path, struct target_error *terr)
 {
 	GElf_Ehdr eh;
@@ -659,14 +665,15 @@ static int scan_table(const struct symtab *t, const struct sym_req *r,
 		if (si.baselen != r->baselen ||
 		    memcmp(si.name, r->name, r->baselen) != 0)
 			continue;
+		/* an import of any version: its definition is elsewhere */
+		if (si.sym.st_shndx == SHN_UNDEF) {
+			sc->undef = true;
+			continue;
+		}
 		sc->base_seen = true;
 		if (!name_matches(&si, r)) {
 			sc->not_dflt |=
 				r->dflt && si.ver && !strcmp(si.ver, r->ver);
-			continue;
-		}
-		if (si.sym.st_shndx == SHN_UNDEF) {
-			sc->undef = true;
 			continue;
 		}
 		if (si.sym.st_shndx == SHN_ABS || !is_code(t->elf, &si.sym)) {

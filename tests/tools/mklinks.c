@@ -37,8 +37,8 @@
 
 enum kind { K_UPROBE, K_URETPROBE, K_TRACEPOINT, K_SOFTWARE };
 
-static const char *const kind_names[] = { "uprobe", "uretprobe", "tracepoint",
-					  "software" };
+static const char *const kind_names[] = {"uprobe", "uretprobe", "tracepoint",
+					 "software"};
 
 struct spec {
 	enum kind kind;
@@ -51,13 +51,13 @@ struct spec {
 };
 
 static const char *const sw_names[] = {
-	"cpu-clock",	 "task-clock",	  "page-faults", "context-switches",
-	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-	"emulation-faults", "dummy",	  "bpf-output", "cgroup-switches",
+	"cpu-clock",	    "task-clock",   "page-faults",  "context-switches",
+	"cpu-migrations",   "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy",	    "bpf-output",   "cgroup-switches",
 };
 
-static void __attribute__((noreturn)) die(const char *what, const char *arg,
-					  int err)
+static void __attribute__((noreturn))
+die(const char *what, const char *arg, int err)
 {
 	fprintf(stderr, "mklinks: %s%s%s: %s\n", what, arg ? " " : "",
 		arg ? arg : "", strerror(err));
@@ -158,8 +158,8 @@ static int read_sysfs_u64(const char *path, const char *prefix, uint64_t *out)
 
 static int tracepoint_id(const char *catname, uint64_t *id)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing",
-					     "/sys/kernel/debug/tracing" };
+	static const char *const roots[] = {"/sys/kernel/tracing",
+					    "/sys/kernel/debug/tracing"};
 	char path[PATH_MAX], cat[256];
 	const char *name = strchr(catname, ':');
 	size_t i;
@@ -189,7 +189,7 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 
 static int open_uprobe(const struct spec *sp)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct perf_event_attr attr = {.size = sizeof(attr)};
 	uint64_t type, bit = 0, ref_shift;
 	int err;
 
@@ -199,28 +199,29 @@ static int open_uprobe(const struct spec *sp)
 		die("uprobe PMU type", NULL, -err);
 	if (sp->kind == K_URETPROBE) {
 		err = read_sysfs_u64("/sys/bus/event_source/devices/uprobe/"
-				     "format/retprobe", "config:", &bit);
+				     "format/retprobe",
+				     "config:", &bit);
 		if (err)
 			die("uprobe retprobe bit", NULL, -err);
 		attr.config |= 1ULL << bit;
 	}
 	if (sp->ref_ctr) {
 		err = read_sysfs_u64("/sys/bus/event_source/devices/uprobe/"
-				     "format/ref_ctr_offset", "config:",
-				     &ref_shift);
+				     "format/ref_ctr_offset",
+				     "config:", &ref_shift);
 		if (err)
 			die("uprobe ref_ctr_offset format", NULL, -err);
 		attr.config |= sp->ref_ctr << ref_shift;
 	}
 	attr.type = (uint32_t)type;
 	attr.config1 = (uint64_t)(uintptr_t)sp->name; /* uprobe_path */
-	attr.config2 = sp->offset;		       /* probe_offset */
+	attr.config2 = sp->offset;		      /* probe_offset */
 	return perf_open(&attr, -1, 0);
 }
 
 static int open_event(const struct spec *sp)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct perf_event_attr attr = {.size = sizeof(attr)};
 	uint64_t id;
 	int err;
 
@@ -243,8 +244,8 @@ static int open_event(const struct spec *sp)
 static int load_prog(enum kind kind)
 {
 	static const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+		{.code = BPF_JMP | BPF_EXIT},
 	};
 	static char log[4096];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log,
