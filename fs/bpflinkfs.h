@@ -54,10 +54,12 @@ struct owned_info {
 	__u32 id;
 	int slot; /* counter slot (= cookie) for the built-in program, or -1 */
 	enum probe_kind kind;
-	char category[PROBE_NAME_MAX]; /* tracepoint */
-	dev_t dev;		       /* uprobe: the file probed */
+	dev_t dev; /* uprobe: the file probed */
 	ino_t ino;
-	char spec[8192]; /* the command that created it */
+	/* what the daemon knows of the link without asking the kernel */
+	struct link_fields f;
+	char category[PROBE_NAME_MAX]; /* tracepoint */
+	char spec[8192];	       /* the command that created it */
 };
 
 /**

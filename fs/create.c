@@ -99,6 +99,30 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
+/* Where the kernel has no perf link info (before 6.6), what we asked for. */
+static void fields_from_probe(const struct probe_spec *p,
+			      const struct perf_probe *pp, __u64 cookie,
+			      struct link_fields *f)
+{
+	static const enum perf_link_kind kinds[] = {
+		[PROBE_KPROBE] = PERF_LINK_KPROBE,
+		[PROBE_KRETPROBE] = PERF_LINK_KRETPROBE,
+		[PROBE_UPROBE] = PERF_LINK_UPROBE,
+		[PROBE_URETPROBE] = PERF_LINK_URETPROBE,
+		[PROBE_TRACEPOINT] = PERF_LINK_TRACEPOINT,
+		[PROBE_SOFTWARE] = PERF_LINK_EVENT,
+		[PROBE_HARDWARE] = PERF_LINK_EVENT,
+	};
+
+	f->kind = kinds[p->kind];
+	f->cookie = cookie;
+	f->offset = pp->offset;
+	f->config = pp->config;
+	f->event_type = pp->perf_type;
+	snprintf(f->name, sizeof(f->name), "%s",
+		 pp->target ? pp->target : pp->tp_name ? pp->tp_name : "");
+}
+
 /* One link on one CPU (-1: all); its id goes into *id. */
 static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		    int cpu, const char *spec, struct create_error *ce,
@@ -155,7 +179,10 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		close(pfd);
 	if (!err)
 		err = link_info_read_fd(lfd, f, sizeof(f->name));
+	if (!err && !link_features.perf_link_info)
+		fields_from_probe(p, &pp, cookie, f);
 	if (!err) {
+		own->f = *f;
 		own->id = f->id;
 		own->slot = slot;
 		own->kind = p->kind;

@@ -5,6 +5,7 @@
  * unlists the link; reaper threads close its fd meanwhile.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,18 @@
 
 #define REAPER_THREADS 4
 
+/* Kept compact: strings are allocated to size (about 100 bytes a link). */
 struct owned_link {
-	struct owned_info info;
+	__u32 id;
 	int fd;
+	int slot;
+	enum probe_kind kind;
+	enum perf_link_kind perf_kind;
+	__u32 offset, event_type;
+	__u64 cookie, config;
+	dev_t dev;
+	ino_t ino;
+	char *name, *category, *spec;
 };
 
 struct dying_link {
@@ -46,25 +56,77 @@ static size_t owned_find(__u32 id, bool *found)
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (owned[mid]->info.id < id)
+		if (owned[mid]->id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < owned_len && owned[lo]->info.id == id;
+	*found = lo < owned_len && owned[lo]->id == id;
 	return lo;
+}
+
+static void owned_free(struct owned_link *l)
+{
+	free(l->name);
+	free(l->category);
+	free(l->spec);
+	free(l);
+}
+
+static struct owned_link *owned_pack(const struct owned_info *info, int fd)
+{
+	struct owned_link *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	*l = (struct owned_link){ .id = info->id,
+				  .fd = fd,
+				  .slot = info->slot,
+				  .kind = info->kind,
+				  .perf_kind = info->f.kind,
+				  .offset = info->f.offset,
+				  .event_type = info->f.event_type,
+				  .cookie = info->f.cookie,
+				  .config = info->f.config,
+				  .dev = info->dev,
+				  .ino = info->ino,
+				  .name = strdup(info->f.name),
+				  .category = strdup(info->category),
+				  .spec = strdup(info->spec) };
+	if (!l->name || !l->category || !l->spec) {
+		owned_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void owned_unpack(const struct owned_link *l, struct owned_info *out)
+{
+	memset(&out->f, 0, offsetof(struct link_fields, name));
+	out->id = out->f.id = l->id;
+	out->slot = l->slot;
+	out->kind = l->kind;
+	out->dev = l->dev;
+	out->ino = l->ino;
+	out->f.link_type = LINK_TYPE_PERF_EVENT;
+	out->f.kind = l->perf_kind;
+	out->f.offset = l->offset;
+	out->f.event_type = l->event_type;
+	out->f.cookie = l->cookie;
+	out->f.config = l->config;
+	snprintf(out->f.name, sizeof(out->f.name), "%s", l->name);
+	snprintf(out->category, sizeof(out->category), "%s", l->category);
+	snprintf(out->spec, sizeof(out->spec), "%s", l->spec);
 }
 
 int owned_add(const struct owned_info *info, int fd)
 {
-	struct owned_link *l = malloc(sizeof(*l));
+	struct owned_link *l = owned_pack(info, fd);
 	bool found;
 	size_t at;
 
 	if (!l)
 		return -ENOMEM;
-	l->info = *info;
-	l->fd = fd;
 	pthread_mutex_lock(&lock);
 	if (owned_len == owned_cap) {
 		size_t cap = owned_cap ? owned_cap * 2 : 64;
@@ -72,7 +134,7 @@ int owned_add(const struct owned_info *info, int fd)
 
 		if (!p) {
 			pthread_mutex_unlock(&lock);
-			free(l);
+			owned_free(l);
 			return -ENOMEM;
 		}
 		owned = p;
@@ -94,7 +156,7 @@ int owned_get(__u32 id, struct owned_info *out)
 	pthread_mutex_lock(&lock);
 	at = owned_find(id, &found);
 	if (found)
-		*out = owned[at]->info;
+		owned_unpack(owned[at], out);
 	pthread_mutex_unlock(&lock);
 	return found ? 0 : -ENOENT;
 }
@@ -122,16 +184,16 @@ static int owned_unlist(size_t at)
 	if (!d)
 		return -ENOMEM;
 	d->next = NULL;
-	d->id = l->info.id;
+	d->id = l->id;
 	d->fd = l->fd;
-	d->slot = l->info.slot;
+	d->slot = l->slot;
 	*dying_tail = d;
 	dying_tail = &d->next;
 	dying_busy++;
 	memmove(&owned[at], &owned[at + 1],
 		(owned_len - at - 1) * sizeof(*owned));
 	owned_len--;
-	free(l);
+	owned_free(l);
 	pthread_cond_signal(&reaper_wake);
 	return 0;
 }
@@ -177,7 +239,7 @@ char *owned_list(size_t *len)
 		return NULL;
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < owned_len; i++) {
-		const struct owned_info *o = &owned[i]->info;
+		const struct owned_link *o = owned[i];
 		size_t need = strlen(o->spec) + 16;
 
 		if (used + need >= cap) {

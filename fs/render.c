@@ -32,6 +32,12 @@ int link_view_load(__u32 id, struct link_view *v)
 	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
 		return -ENOENT;
 	v->owned = owned_get(id, &v->own) == 0;
+	if (v->owned && !link_features.perf_link_info) {
+		__u32 prog_id = v->f.prog_id;
+
+		v->f = v->own.f;
+		v->f.prog_id = prog_id;
+	}
 	return 0;
 }
 

@@ -1,369 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Uprobe targets: where a PATH as written lives, and which file offset a
- * SYMBOL[+OFFSET] names in it. libelf reads the ELF file; the ld.so cache
- * is read directly because no library exposes it.
+ * Uprobe targets, the symbol half: which file offset a SYMBOL[+OFFSET]
+ * names in an ELF file, and which function contains a file offset. libelf
+ * reads the ELF file; uprobe_path.c finds and checks it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
-#include <pthread.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "uprobe_internal.h"
 #include "uprobe_target.h"
-
-#define LD_SO_CACHE "/etc/ld.so.cache"
-#define FIXED_PATH                                                             \
-	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-/* glibc's dl-cache.h: the "new" cache format and its entry flags */
-#define CACHE_MAGIC_NEW "glibc-ld.so.cache1.1"
-#define CACHE_HDR_NEW 48
-#define CACHE_ENTRY_NEW 24
-#define CACHE_FLAG_ELF_LIBC6 0x0003
-#define CACHE_FLAG_TYPE_MASK 0x00ff
-#define CACHE_FLAG_ARCH_MASK 0xff00
-
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#define CACHE_FLAG_ARCH 0x0300
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#define CACHE_FLAG_ARCH 0x0a00
-#else
-#error "uprobe_target.c: add this architecture's EM_ and ld.so cache flag"
-#endif
 
 #define MAX_CANDS 8
 /* .gnu.version entries: bit 15 marks a hidden (non-default) version */
 #define VERSYM_HIDDEN 0x8000
 #define VERSYM_VERSION 0x7fff
-
-/* strerror() may use a static buffer; the descriptions are constant */
-static const char *errstr(int e)
-{
-	const char *s = strerrordesc_np(e);
-
-	return s ? s : "unknown error";
-}
-
-static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-static int elf_usable;
-
-static void elf_init(void)
-{
-	elf_usable = elf_version(EV_CURRENT) != EV_NONE;
-}
-
-static int elf_ready(void)
-{
-	pthread_once(&elf_once, elf_init);
-	return elf_usable ? 0 : -ENOSYS;
-}
-
-__attribute__((format(printf, 3, 4))) static void
-set_err(struct target_error *terr, size_t column, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!terr)
-		return;
-	terr->column_hint = column;
-	va_start(ap, fmt);
-	vsnprintf(terr->msg, sizeof(terr->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- ld.so cache ---- */
-
-static bool cache_name_matches(const char *key, const char *name, bool exact)
-{
-	size_t n = strlen(name);
-
-	if (exact)
-		return strcmp(key, name) == 0;
-	if (strncmp(key, name, n) != 0)
-		return false;
-	key += n;
-	/* "libc" must not match "libcrypt.so": only "libc.so" or "libc.so.*" */
-	if (!strstr(name, ".so")) {
-		if (strncmp(key, ".so", 3) != 0)
-			return false;
-		key += 3;
-	}
-	return *key == '\0' || *key == '.';
-}
-
-/* Search the new-format table at @base (@size bytes up to end of file). */
-static int cache_search(const char *base, size_t size, const char *name,
-			bool exact, char *out, size_t outlen)
-{
-	uint32_t nlibs, i;
-
-	if (size < CACHE_HDR_NEW ||
-	    memcmp(base, CACHE_MAGIC_NEW, strlen(CACHE_MAGIC_NEW)) != 0)
-		return -EINVAL;
-	memcpy(&nlibs, base + 20, sizeof(nlibs));
-	if (nlibs > (size - CACHE_HDR_NEW) / CACHE_ENTRY_NEW)
-		return -EINVAL;
-	for (i = 0; i < nlibs; i++) {
-		const char *e =
-			base + CACHE_HDR_NEW + (size_t)i * CACHE_ENTRY_NEW;
-		int32_t flags;
-		uint32_t key, val;
-
-		memcpy(&flags, e, 4);
-		memcpy(&key, e + 4, 4);
-		memcpy(&val, e + 8, 4);
-		if ((flags & CACHE_FLAG_ARCH_MASK) != CACHE_FLAG_ARCH ||
-		    (flags & CACHE_FLAG_TYPE_MASK) != CACHE_FLAG_ELF_LIBC6)
-			continue;
-		if (key >= size || val >= size ||
-		    !memchr(base + key, '\0', size - key) ||
-		    !memchr(base + val, '\0', size - val))
-			return -EINVAL;
-		if (!cache_name_matches(base + key, name, exact))
-			continue;
-		if (strlen(base + val) >= outlen)
-			return -ENAMETOOLONG;
-		strcpy(out, base + val);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/**
- * ldcache_lookup() - find a library for this architecture in the ld.so cache
- * @name: "libc", "libc.so" or "libc.so.6" (exact names win over prefixes)
- * @out: out, the path the cache names (not yet canonical)
- * @outlen: size of @out
- *
- * Return: 0, -ENOENT (not in the cache), -EINVAL (unreadable cache format).
- */
-static int ldcache_lookup(const char *name, char *out, size_t outlen)
-{
-	struct stat st;
-	char *map;
-	int fd, err;
-
-	fd = open(LD_SO_CACHE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, &st) < 0 ? -errno : st.st_size == 0 ? -EINVAL : 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	/* glibc >= 2.32 writes only the new format, which starts the file */
-	err = cache_search(map, st.st_size, name, true, out, outlen);
-	if (err == -ENOENT)
-		err = cache_search(map, st.st_size, name, false, out, outlen);
-	munmap(map, st.st_size);
-	return err;
-}
-
-/* ---- paths ---- */
-
-static int path_lookup(const char *name, char *out, size_t outlen)
-{
-	const char *dir = FIXED_PATH, *end;
-	struct stat st;
-
-	for (; *dir; dir = *end ? end + 1 : end) {
-		end = strchrnul(dir, ':');
-		if (snprintf(out, outlen, "%.*s/%s", (int)(end - dir), dir,
-			     name) >= (int)outlen)
-			return -ENAMETOOLONG;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (st.st_mode & 0111))
-			return 0;
-	}
-	return -ENOENT;
-}
-
-static int find_bare_name(const char *name, char *out, size_t outlen,
-			  struct target_error *terr)
-{
-	bool lib_first = strncmp(name, "lib", 3) == 0;
-	int cache_err = -ENOENT, path_err;
-
-	/* a missing or unreadable cache only means "not a cached library" */
-	if (lib_first) {
-		cache_err = ldcache_lookup(name, out, outlen);
-		if (!cache_err)
-			return 0;
-	}
-	path_err = path_lookup(name, out, outlen);
-	if (!path_err)
-		return 0;
-	if (!lib_first) {
-		cache_err = ldcache_lookup(name, out, outlen);
-		if (!cache_err)
-			return 0;
-	}
-	set_err(terr, 0,
-		"'%s' is neither a library in " LD_SO_CACHE
-		"%s nor a command on " FIXED_PATH,
-		name, cache_err == -ENOENT ? "" : " (unreadable)");
-	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
-}
-
-/* A 64-bit executable or shared object for us. */
-static int check_elf(Elf *elf, const char *path, struct target_error *terr)
-{
-	GElf_Ehdr eh;
-
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		set_err(terr, 0, "%s is not an ELF file", path);
-		return -EINVAL;
-	}
-	if (gelf_getclass(elf) != ELFCLASS64) {
-		set_err(terr, 0,
-			"%s is a 32-bit ELF file; only 64-bit is supported",
-			path);
-		return -EINVAL;
-	}
-	if (eh.e_machine != HOST_MACHINE) {
-		set_err(terr, 0,
-			"%s is for another architecture (e_machine %u)", path,
-			eh.e_machine);
-		return -EINVAL;
-	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		set_err(terr, 0,
-			"%s is not an executable or shared object (ELF type %u)",
-			path, eh.e_type);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-struct elf_file {
-	int fd;
-	Elf *elf;
-	struct stat st;
-};
-
-static void elf_file_close(struct elf_file *f)
-{
-	if (f->elf)
-		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
-	f->elf = NULL;
-	f->fd = -1;
-}
-
-/* Open @path as a probe-able ELF file; on error nothing stays open. */
-static int elf_file_open(struct elf_file *f, const char *path,
-			 struct target_error *terr)
-{
-	int err = elf_ready();
-
-	f->fd = -1;
-	f->elf = NULL;
-	if (err) {
-		set_err(terr, 0, "libelf is unusable");
-		return err;
-	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0 || fstat(f->fd, &f->st) < 0) {
-		err = -errno;
-		set_err(terr, 0, "cannot open %s: %s", path, errstr(errno));
-		elf_file_close(f);
-		return err;
-	}
-	if (!S_ISREG(f->st.st_mode)) {
-		set_err(terr, 0, "%s is not a regular file", path);
-		elf_file_close(f);
-		return -EINVAL;
-	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	err = check_elf(f->elf, path, terr);
-	if (err)
-		elf_file_close(f);
-	return err;
-}
-
-static int resolve_relative(const char *path, pid_t pid, char *out,
-			    struct target_error *terr)
-{
-	char proc[32], buf[PATH_MAX], cwd[PATH_MAX] = "?";
-	ssize_t n;
-	int err;
-
-	if (pid > 0)
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
-	else
-		strcpy(proc, "/proc/self/cwd");
-	n = readlink(proc, cwd, sizeof(cwd) - 1);
-	if (n < 0) {
-		err = errno;
-		set_err(terr, 0, "cannot read %s: %s", proc, errstr(err));
-		return -err;
-	}
-	cwd[n] = '\0';
-	if (snprintf(buf, sizeof(buf), "%s/%s", proc, path) >=
-	    (int)sizeof(buf)) {
-		set_err(terr, 0, "path too long");
-		return -ENAMETOOLONG;
-	}
-	if (realpath(buf, out))
-		return 0;
-	err = errno;
-	set_err(terr, 0, "%s (relative to %s): %s", path, cwd, errstr(err));
-	return -err;
-}
-
-int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct target_error *terr)
-{
-	char found[PATH_MAX];
-	struct elf_file f;
-	int err;
-
-	if (!path || !*path) {
-		set_err(terr, 0, "empty path");
-		return -EINVAL;
-	}
-	if (path[0] == '/') {
-		if (!realpath(path, out)) {
-			err = -errno;
-			set_err(terr, 0, "%s: %s", path, errstr(errno));
-			return err;
-		}
-	} else if (strchr(path, '/')) {
-		err = resolve_relative(path, pid, out, terr);
-		if (err)
-			return err;
-	} else {
-		err = find_bare_name(path, found, sizeof(found), terr);
-		if (err)
-			return err;
-		if (!realpath(found, out)) {
-			err = -errno;
-			set_err(terr, 0, "%s (found for '%s'): %s", found, path,
-				errstr(errno));
-			return err;
-		}
-	}
-	err = elf_file_open(&f, out, terr);
-	elf_file_close(&f);
-	return err;
-}
 
 /* ---- program headers ---- */
 
@@ -738,7 +394,7 @@ static int find_definer(Elf *elf, const struct sym_req *r, char *out,
 	Elf_Scn *scn = find_scn(elf, SHT_DYNAMIC, &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	char canon[PATH_MAX];
-	struct elf_file lib;
+	struct uprobe_elf lib;
 	struct scan sc;
 	const char *needed;
 	GElf_Dyn dyn;
@@ -749,16 +405,16 @@ static int find_definer(Elf *elf, const struct sym_req *r, char *out,
 		if (dyn.d_tag != DT_NEEDED)
 			continue;
 		needed = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-		if (!needed || ldcache_lookup(needed, out, len) != 0 ||
-		    elf_file_open(&lib, out, NULL) != 0)
+		if (!needed || uprobe_ldcache_lookup(needed, out, len) != 0 ||
+		    uprobe_elf_open(&lib, out, NULL) != 0)
 			continue;
 		if (find_symbol(lib.elf, r, &sc, &stripped) == 0 && sc.n) {
-			elf_file_close(&lib);
+			uprobe_elf_close(&lib);
 			if (realpath(out, canon) && strlen(canon) < len)
 				strcpy(out, canon);
 			return 0;
 		}
-		elf_file_close(&lib);
+		uprobe_elf_close(&lib);
 	}
 	return -ENOENT;
 }
@@ -770,34 +426,40 @@ static int not_found(Elf *elf, const char *path, const struct sym_req *r,
 	char lib[PATH_MAX];
 
 	if (sc->nonfunc) {
-		set_err(terr, 1, "'%s' in %s is not a function", r->name, path);
+		uprobe_set_err(terr, 1, "'%s' in %s is not a function", r->name,
+			       path);
 		return -EINVAL;
 	}
 	if (sc->undef && find_definer(elf, r, lib, sizeof(lib)) == 0)
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"'%s' is only imported by %s, not defined there; it is defined in %s",
 			r->name, path, lib);
 	else if (sc->undef)
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"'%s' is only imported by %s, not defined there; probe the library that defines it",
 			r->name, path);
 	else if (sc->not_dflt)
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"%s is not the default version in %s; write %.*s@%s",
 			r->ver, path, (int)r->baselen, r->name, r->ver);
 	else if (sc->base_seen && !r->ver)
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"'%s' in %s has only non-default versions; name one as %s@VERSION",
 			r->name, path, r->name);
 	else if (sc->base_seen)
-		set_err(terr, 1, "no version '%s' of '%.*s' in %s", r->ver,
-			(int)r->baselen, r->name, path);
+		uprobe_set_err(terr, 1, "no version '%s' of '%.*s' in %s",
+			       r->ver, (int)r->baselen, r->name, path);
 	else if (stripped)
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"no symbol '%s' in %s: no symbol table (stripped), and .dynsym does not define it",
 			r->name, path);
 	else
-		set_err(terr, 1, "no symbol '%s' in %s", r->name, path);
+		uprobe_set_err(terr, 1, "no symbol '%s' in %s", r->name, path);
 	return -ENOENT;
 }
 
@@ -817,7 +479,8 @@ static int ambiguous(Elf *elf, const struct sym_req *r, const struct scan *sc,
 			     i ? ", " : "", off);
 		used += n > 0 ? (size_t)n : 0;
 	}
-	set_err(terr, 1,
+	uprobe_set_err(
+		terr, 1,
 		"symbol '%s' is ambiguous: %d candidates at file offsets %s%s; probe one as PATH:0xOFFSET",
 		r->name, sc->n + sc->more, list, sc->more ? ", ..." : "");
 	return -EINVAL;
@@ -835,16 +498,17 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 
 	req_parse(symbol, &r);
 	if (!r.baselen || (r.ver && !*r.ver)) {
-		set_err(terr, 1, "bad symbol name '%s'", symbol);
+		uprobe_set_err(terr, 1, "bad symbol name '%s'", symbol);
 		return -EINVAL;
 	}
 	err = find_symbol(elf, &r, &sc, &stripped);
 	if (err == -ENODATA) {
-		set_err(terr, 1, "no symbol table in %s (stripped)", path);
+		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
+			       path);
 		return -ENOENT;
 	}
 	if (err) {
-		set_err(terr, 1, "cannot read the symbols of %s", path);
+		uprobe_set_err(terr, 1, "cannot read the symbols of %s", path);
 		return err;
 	}
 	scan_prefer_global(&sc);
@@ -853,16 +517,17 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 	if (sc.n > 1 || sc.more)
 		return ambiguous(elf, &r, &sc, terr);
 	if (sc.c[0].size && offset >= sc.c[0].size) {
-		set_err(terr, 1,
-			"+0x%" PRIx64 " is past the end of %s (size 0x%" PRIx64
-			")",
-			offset, symbol, (uint64_t)sc.c[0].size);
+		uprobe_set_err(terr, 1,
+			       "+0x%" PRIx64
+			       " is past the end of %s (size 0x%" PRIx64 ")",
+			       offset, symbol, (uint64_t)sc.c[0].size);
 		return -EINVAL;
 	}
 	if (vaddr_to_off(elf, sc.c[0].addr, &off) != 0) {
-		set_err(terr, 1,
-			"%s at 0x%" PRIx64 " is in no loadable segment of %s",
-			symbol, (uint64_t)sc.c[0].addr, path);
+		uprobe_set_err(terr, 1,
+			       "%s at 0x%" PRIx64
+			       " is in no loadable segment of %s",
+			       symbol, (uint64_t)sc.c[0].addr, path);
 		return -EINVAL;
 	}
 	t->offset = off + offset;
@@ -879,25 +544,26 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   struct target_error *terr)
 {
 	struct uprobe_target res;
-	struct elf_file f;
+	struct uprobe_elf f;
 	int err;
 
 	if (!canonical || !t || (!by_offset && (!symbol || !*symbol))) {
-		set_err(terr, 1, "no symbol or file offset given");
+		uprobe_set_err(terr, 1, "no symbol or file offset given");
 		return -EINVAL;
 	}
 	if (!by_offset && retprobe && offset) {
-		set_err(terr, 1,
+		uprobe_set_err(
+			terr, 1,
 			"a uretprobe fires at the function's return: give the symbol without +OFFSET");
 		return -EINVAL;
 	}
 	if (strlen(canonical) >= sizeof(res.path)) {
-		set_err(terr, 0, "path too long");
+		uprobe_set_err(terr, 0, "path too long");
 		return -ENAMETOOLONG;
 	}
 	memset(&res, 0, sizeof(res));
 	strcpy(res.path, canonical);
-	err = elf_file_open(&f, canonical, terr);
+	err = uprobe_elf_open(&f, canonical, terr);
 	if (err)
 		return err;
 	res.dev = f.st.st_dev;
@@ -908,13 +574,13 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		err = resolve_symbol(f.elf, canonical, symbol, offset, &res,
 				     terr);
 	if (!err && !off_in_exec_segment(f.elf, res.offset, f.st.st_size)) {
-		set_err(terr, 1,
-			"file offset 0x%" PRIx64
-			" is not inside an executable segment of %s",
-			res.offset, canonical);
+		uprobe_set_err(terr, 1,
+			       "file offset 0x%" PRIx64
+			       " is not inside an executable segment of %s",
+			       res.offset, canonical);
 		err = -EINVAL;
 	}
-	elf_file_close(&f);
+	uprobe_elf_close(&f);
 	if (!err)
 		*t = res;
 	return err;
@@ -978,7 +644,7 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		     size_t len)
 {
 	static const GElf_Word types[] = {SHT_SYMTAB, SHT_DYNSYM};
-	struct elf_file f;
+	struct uprobe_elf f;
 	struct symtab t;
 	struct best b;
 	GElf_Addr vaddr;
@@ -987,7 +653,7 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 
 	if (!path || !buf || !len)
 		return -EINVAL;
-	err = elf_file_open(&f, path, NULL);
+	err = uprobe_elf_open(&f, path, NULL);
 	if (err)
 		return err;
 	err = off_to_vaddr(f.elf, file_offset, &vaddr);
@@ -1002,6 +668,6 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		else
 			break;
 	}
-	elf_file_close(&f);
+	uprobe_elf_close(&f);
 	return err;
 }

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bare_uprobes: the floor that bpflinkfs's control file is measured against.
+ * It makes N uprobe links the plainest way libbpf allows (one perf event
+ * from the uprobe PMU, one BPF_PERF_EVENT link, perf fd closed) and times
+ * creating them, then closing them from one thread or from T threads.
+ *
+ *   bare_uprobes [--threads LIST] [--prefix P] [--repeat R] BINARY [N]
+ *   bare_uprobes --count-links
+ *
+ * LIST is comma separated thread counts, 1 meaning one thread closing in
+ * order (default 1,2,4,8). Every entry is one round: create N, close N.
+ * Output is one `key=value ...` line per measurement, for scripts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#define UPROBE_TYPE_FILE "/sys/bus/event_source/devices/uprobe/type"
+#define MAX_THREADS 64
+
+struct target {
+	char *name;
+	unsigned long offset; /* file offset, as the uprobe PMU wants */
+};
+
+struct closer {
+	pthread_t tid;
+	int *fds;
+	size_t n;
+	pthread_barrier_t *start;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	return strcmp(((const struct target *)a)->name,
+		      ((const struct target *)b)->name);
+}
+
+/* File offset of virtual address @vaddr, from the PT_LOAD holding it. */
+static int vaddr_to_offset(Elf *elf, GElf_Addr vaddr, unsigned long *off)
+{
+	size_t i, nph;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &nph))
+		return -EINVAL;
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Appends every FUNC symbol of @scn whose name starts with @prefix. */
+static int scan_symtab(Elf *elf, Elf_Scn *scn, const char *prefix,
+		       struct target **t, size_t *n)
+{
+	size_t i, cnt, plen = strlen(prefix);
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return -EINVAL;
+	cnt = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < cnt; i++) {
+		const char *name;
+		void *p;
+
+		if (!gelf_getsym(data, i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || strncmp(name, prefix, plen))
+			continue;
+		p = realloc(*t, (*n + 1) * sizeof(**t));
+		if (!p)
+			return -ENOMEM;
+		*t = p;
+		(*t)[*n].name = strdup(name);
+		if (!(*t)[*n].name ||
+		    vaddr_to_offset(elf, sym.st_value, &(*t)[*n].offset))
+			return -EINVAL;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Targets of @path named @prefix*, sorted by name; count in *@n. */
+static int load_targets(const char *path, const char *prefix,
+			struct target **t, size_t *n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int fd, err = -ENOENT;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		close(fd);
+		return -EINVAL;
+	}
+	*t = NULL;
+	*n = 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			err = scan_symtab(elf, scn, prefix, t, n);
+			break;
+		}
+	elf_end(elf);
+	close(fd);
+	if (!err)
+		qsort(*t, *n, sizeof(**t), cmp_target);
+	return err;
+}
+
+static int uprobe_pmu_type(void)
+{
+	FILE *f = fopen(UPROBE_TYPE_FILE, "re");
+	int type = -1;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -EINVAL;
+	fclose(f);
+	return type;
+}
+
+/* The smallest program a uprobe runs: r0 = 0; exit. */
+static int load_prog(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bare_uprobe", "GPL",
+			       insns, 2, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* One uprobe link on @path at file offset @off; returns its fd. */
+static int make_link(int pmu, int prog, const char *path, unsigned long off)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = pmu,
+		.config1 = (unsigned long)path,
+		.config2 = off,
+	};
+	int pfd, lfd, err;
+
+	/* Every process: pid -1 needs a cpu, and uprobes fire on any. */
+	pfd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	lfd = bpf_link_create(prog, pfd, BPF_PERF_EVENT, NULL);
+	err = -errno;
+	close(pfd); /* the link holds the event */
+	return lfd < 0 ? err : lfd;
+}
+
+static void *closer_main(void *arg)
+{
+	struct closer *c = arg;
+	size_t i;
+
+	pthread_barrier_wait(c->start);
+	for (i = 0; i < c->n; i++)
+		close(c->fds[i]);
+	return NULL;
+}
+
+/* Closes @fds from @nthreads threads, contiguous shares; seconds taken. */
+static double close_all(int *fds, size_t n, int nthreads)
+{
+	struct closer c[MAX_THREADS];
+	pthread_barrier_t start;
+	size_t done = 0;
+	double t0;
+	int i;
+
+	if (nthreads == 1) {
+		t0 = now_s();
+		for (done = 0; done < n; done++)
+			close(fds[done]);
+		return now_s() - t0;
+	}
+	pthread_barrier_init(&start, NULL, nthreads + 1);
+	for (i = 0; i < nthreads; i++) {
+		size_t share = n / nthreads + ((size_t)i < n % nthreads);
+
+		c[i] = (struct closer){ .fds = fds + done, .n = share,
+					.start = &start };
+		done += share;
+		if (pthread_create(&c[i].tid, NULL, closer_main, &c[i])) {
+			fprintf(stderr, "bare_uprobes: pthread_create failed\n");
+			exit(1);
+		}
+	}
+	pthread_barrier_wait(&start);
+	t0 = now_s();
+	for (i = 0; i < nthreads; i++)
+		pthread_join(c[i].tid, NULL);
+	pthread_barrier_destroy(&start);
+	return now_s() - t0;
+}
+
+/* Number of BPF link ids on the system (ids only: the cheapest count). */
+static long count_links(void)
+{
+	__u32 id = 0;
+	long n = 0;
+
+	while (!bpf_link_get_next_id(id, &id))
+		n++;
+	return errno == ENOENT ? n : -errno;
+}
+
+/* Link ids of @fds that the kernel still lists after they were closed. */
+static size_t ids_left(const __u32 *ids, size_t n)
+{
+	size_t i, left = 0;
+
+	for (i = 0; i < n; i++) {
+		int fd = bpf_link_get_fd_by_id(ids[i]);
+
+		if (fd >= 0) {
+			left++;
+			close(fd);
+		}
+	}
+	return left;
+}
+
+static void record_ids(const int *fds, __u32 *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		ids[i] = bpf_obj_get_info_by_fd(fds[i], &info, &len) ? 0 :
+								       info.id;
+	}
+}
+
+/* Creates N links, closes them from @nthreads threads, prints both times. */
+static int round_once(int pmu, int prog, const char *path,
+		      const struct target *t, size_t n, int nthreads)
+{
+	int *fds = calloc(n, sizeof(*fds));
+	__u32 *ids = calloc(n, sizeof(*ids));
+	double t0, create_s, close_s;
+	size_t i;
+
+	if (!fds || !ids)
+		return -ENOMEM;
+	t0 = now_s();
+	for (i = 0; i < n; i++) {
+		fds[i] = make_link(pmu, prog, path, t[i].offset);
+		if (fds[i] < 0) {
+			fprintf(stderr, "bare_uprobes: %s: %s\n", t[i].name,
+				strerror(-fds[i]));
+			close_all(fds, i, 1);
+			return -1;
+		}
+	}
+	create_s = now_s() - t0;
+	record_ids(fds, ids, n);
+	close_s = close_all(fds, n, nthreads);
+	printf("bare create n=%zu s=%.6f rate=%.1f\n", n, create_s,
+	       n / create_s);
+	printf("bare close threads=%d n=%zu s=%.6f rate=%.1f ids_left=%zu\n",
+	       nthreads, n, close_s, n / close_s, ids_left(ids, n));
+	fflush(stdout);
+	free(fds);
+	free(ids);
+	return 0;
+}
+
+static int parse_threads(const char *s, int *list, int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < 1 || v > MAX_THREADS ||
+		    (*end && *end != ','))
+			return -EINVAL;
+		list[n++] = v;
+		s = *end ? end + 1 : end;
+	}
+	return n ? n : -EINVAL;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bare_uprobes [--threads 1,2,4,8] [--prefix P] [--repeat R] BINARY [N]\n"
+		"       bare_uprobes --count-links\n");
+	exit(2);
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r)) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *prefix = "bench_fn_", *path;
+	int threads[16] = { 1, 2, 4, 8 }, nthr = 4, repeat = 1;
+	int i, r, pmu, prog, argi = 1;
+	struct target *t;
+	size_t n, want;
+	char *canon;
+
+	for (; argi < argc && !strncmp(argv[argi], "--", 2); argi++) {
+		if (!strcmp(argv[argi], "--count-links")) {
+			long c = count_links();
+
+			if (c < 0) {
+				fprintf(stderr, "bare_uprobes: %s\n", strerror(-c));
+				return 1;
+			}
+			printf("%ld\n", c);
+			return 0;
+		}
+		if (argi + 1 >= argc)
+			usage();
+		if (!strcmp(argv[argi], "--threads"))
+			nthr = parse_threads(argv[++argi], threads, 16);
+		else if (!strcmp(argv[argi], "--prefix"))
+			prefix = argv[++argi];
+		else if (!strcmp(argv[argi], "--repeat"))
+			repeat = atoi(argv[++argi]);
+		else
+			usage();
+		if (nthr < 0 || repeat < 1)
+			usage();
+	}
+	if (argi >= argc || argc - argi > 2)
+		usage();
+	path = argv[argi];
+	want = argi + 1 < argc ? strtoul(argv[argi + 1], NULL, 10) : 1000;
+	canon = realpath(path, NULL);
+	if (!canon || load_targets(canon, prefix, &t, &n)) {
+		fprintf(stderr, "bare_uprobes: %s: cannot read its symbols\n", path);
+		return 1;
+	}
+	if (n < want || !want) {
+		fprintf(stderr, "bare_uprobes: %s has %zu %s* functions, need %zu\n",
+			path, n, prefix, want);
+		return 1;
+	}
+	raise_nofile();
+	pmu = uprobe_pmu_type();
+	prog = load_prog();
+	if (pmu < 0 || prog < 0) {
+		fprintf(stderr, "bare_uprobes: %s: %s\n",
+			pmu < 0 ? "uprobe PMU" : "program load",
+			strerror(pmu < 0 ? -pmu : -prog));
+		return 77;
+	}
+	for (r = 0; r < repeat; r++)
+		for (i = 0; i < nthr; i++)
+			if (round_once(pmu, prog, canon, t, want, threads[i]))
+				return 1;
+	return 0;
+}

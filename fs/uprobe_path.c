@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Uprobe targets, the path half: where a PATH as written lives (ld.so
+ * cache, the fixed PATH, /proc/PID/cwd) and whether it is an ELF file we
+ * can probe. The ld.so cache is read directly because no library exposes it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "uprobe_internal.h"
+#include "uprobe_target.h"
+
+#define LD_SO_CACHE "/etc/ld.so.cache"
+#define FIXED_PATH                                                             \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* glibc's dl-cache.h: the "new" cache format and its entry flags */
+#define CACHE_MAGIC_NEW "glibc-ld.so.cache1.1"
+#define CACHE_HDR_NEW 48
+#define CACHE_ENTRY_NEW 24
+#define CACHE_FLAG_ELF_LIBC6 0x0003
+#define CACHE_FLAG_TYPE_MASK 0x00ff
+#define CACHE_FLAG_ARCH_MASK 0xff00
+
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#define CACHE_FLAG_ARCH 0x0300
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#define CACHE_FLAG_ARCH 0x0a00
+#else
+#error "uprobe_path.c: add this architecture's EM_ and ld.so cache flag"
+#endif
+
+/* strerror() may use a static buffer; the descriptions are constant */
+static const char *errstr(int e)
+{
+	const char *s = strerrordesc_np(e);
+
+	return s ? s : "unknown error";
+}
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_usable;
+
+static void elf_init(void)
+{
+	elf_usable = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+static int elf_ready(void)
+{
+	pthread_once(&elf_once, elf_init);
+	return elf_usable ? 0 : -ENOSYS;
+}
+
+void uprobe_set_err(struct target_error *terr, size_t column, const char *fmt,
+		    ...)
+{
+	va_list ap;
+
+	if (!terr)
+		return;
+	terr->column_hint = column;
+	va_start(ap, fmt);
+	vsnprintf(terr->msg, sizeof(terr->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- ld.so cache ---- */
+
+static bool cache_name_matches(const char *key, const char *name, bool exact)
+{
+	size_t n = strlen(name);
+
+	if (exact)
+		return strcmp(key, name) == 0;
+	if (strncmp(key, name, n) != 0)
+		return false;
+	key += n;
+	/* "libc" must not match "libcrypt.so": only "libc.so" or "libc.so.*" */
+	if (!strstr(name, ".so")) {
+		if (strncmp(key, ".so", 3) != 0)
+			return false;
+		key += 3;
+	}
+	return *key == '\0' || *key == '.';
+}
+
+/* Search the new-format table at @base (@size bytes up to end of file). */
+static int cache_search(const char *base, size_t size, const char *name,
+			bool exact, char *out, size_t outlen)
+{
+	uint32_t nlibs, i;
+
+	if (size < CACHE_HDR_NEW ||
+	    memcmp(base, CACHE_MAGIC_NEW, strlen(CACHE_MAGIC_NEW)) != 0)
+		return -EINVAL;
+	memcpy(&nlibs, base + 20, sizeof(nlibs));
+	if (nlibs > (size - CACHE_HDR_NEW) / CACHE_ENTRY_NEW)
+		return -EINVAL;
+	for (i = 0; i < nlibs; i++) {
+		const char *e =
+			base + CACHE_HDR_NEW + (size_t)i * CACHE_ENTRY_NEW;
+		int32_t flags;
+		uint32_t key, val;
+
+		memcpy(&flags, e, 4);
+		memcpy(&key, e + 4, 4);
+		memcpy(&val, e + 8, 4);
+		if ((flags & CACHE_FLAG_ARCH_MASK) != CACHE_FLAG_ARCH ||
+		    (flags & CACHE_FLAG_TYPE_MASK) != CACHE_FLAG_ELF_LIBC6)
+			continue;
+		if (key >= size || val >= size ||
+		    !memchr(base + key, '\0', size - key) ||
+		    !memchr(base + val, '\0', size - val))
+			return -EINVAL;
+		if (!cache_name_matches(base + key, name, exact))
+			continue;
+		if (strlen(base + val) >= outlen)
+			return -ENAMETOOLONG;
+		strcpy(out, base + val);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int uprobe_ldcache_lookup(const char *name, char *out, size_t outlen)
+{
+	struct stat st;
+	char *map;
+	int fd, err;
+
+	fd = open(LD_SO_CACHE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &st) < 0 ? -errno : st.st_size == 0 ? -EINVAL : 0;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	/* glibc >= 2.32 writes only the new format, which starts the file */
+	err = cache_search(map, st.st_size, name, true, out, outlen);
+	if (err == -ENOENT)
+		err = cache_search(map, st.st_size, name, false, out, outlen);
+	munmap(map, st.st_size);
+	return err;
+}
+
+/* ---- paths ---- */
+
+static int path_lookup(const char *name, char *out, size_t outlen)
+{
+	const char *dir = FIXED_PATH, *end;
+	struct stat st;
+
+	for (; *dir; dir = *end ? end + 1 : end) {
+		end = strchrnul(dir, ':');
+		if (snprintf(out, outlen, "%.*s/%s", (int)(end - dir), dir,
+			     name) >= (int)outlen)
+			return -ENAMETOOLONG;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int find_bare_name(const char *name, char *out, size_t outlen,
+			  struct target_error *terr)
+{
+	bool lib_first = strncmp(name, "lib", 3) == 0;
+	int cache_err = -ENOENT, path_err;
+
+	/* a missing or unreadable cache only means "not a cached library" */
+	if (lib_first) {
+		cache_err = uprobe_ldcache_lookup(name, out, outlen);
+		if (!cache_err)
+			return 0;
+	}
+	path_err = path_lookup(name, out, outlen);
+	if (!path_err)
+		return 0;
+	if (!lib_first) {
+		cache_err = uprobe_ldcache_lookup(name, out, outlen);
+		if (!cache_err)
+			return 0;
+	}
+	uprobe_set_err(terr, 0,
+		       "'%s' is neither a library in " LD_SO_CACHE
+		       "%s nor a command on " FIXED_PATH,
+		       name, cache_err == -ENOENT ? "" : " (unreadable)");
+	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
+}
+
+/* A 64-bit executable or shared object for us. */
+static int check_elf(Elf *elf, const char *path, struct target_error *terr)
+{
+	GElf_Ehdr eh;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		uprobe_set_err(terr, 0, "%s is not an ELF file", path);
+		return -EINVAL;
+	}
+	if (gelf_getclass(elf) != ELFCLASS64) {
+		uprobe_set_err(
+			terr, 0,
+			"%s is a 32-bit ELF file; only 64-bit is supported",
+			path);
+		return -EINVAL;
+	}
+	if (eh.e_machine != HOST_MACHINE) {
+		uprobe_set_err(terr, 0,
+			       "%s is for another architecture (e_machine %u)",
+			       path, eh.e_machine);
+		return -EINVAL;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		uprobe_set_err(
+			terr, 0,
+			"%s is not an executable or shared object (ELF type %u)",
+			path, eh.e_type);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void uprobe_elf_close(struct uprobe_elf *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->elf = NULL;
+	f->fd = -1;
+}
+
+int uprobe_elf_open(struct uprobe_elf *f, const char *path,
+		    struct target_error *terr)
+{
+	int err = elf_ready();
+
+	f->fd = -1;
+	f->elf = NULL;
+	if (err) {
+		uprobe_set_err(terr, 0, "libelf is unusable");
+		return err;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &f->st) < 0) {
+		err = -errno;
+		uprobe_set_err(terr, 0, "cannot open %s: %s", path,
+			       errstr(errno));
+		uprobe_elf_close(f);
+		return err;
+	}
+	if (!S_ISREG(f->st.st_mode)) {
+		uprobe_set_err(terr, 0, "%s is not a regular file", path);
+		uprobe_elf_close(f);
+		return -EINVAL;
+	}
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	err = check_elf(f->elf, path, terr);
+	if (err)
+		uprobe_elf_close(f);
+	return err;
+}
+
+static int resolve_relative(const char *path, pid_t pid, char *out,
+			    struct target_error *terr)
+{
+	char proc[32], buf[PATH_MAX], cwd[PATH_MAX] = "?";
+	ssize_t n;
+	int err;
+
+	if (pid > 0)
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
+	else
+		strcpy(proc, "/proc/self/cwd");
+	n = readlink(proc, cwd, sizeof(cwd) - 1);
+	if (n < 0) {
+		err = errno;
+		uprobe_set_err(terr, 0, "cannot read %s: %s", proc,
+			       errstr(err));
+		return -err;
+	}
+	cwd[n] = '\0';
+	if (snprintf(buf, sizeof(buf), "%s/%s", proc, path) >=
+	    (int)sizeof(buf)) {
+		uprobe_set_err(terr, 0, "path too long");
+		return -ENAMETOOLONG;
+	}
+	if (realpath(buf, out))
+		return 0;
+	err = errno;
+	uprobe_set_err(terr, 0, "%s (relative to %s): %s", path, cwd,
+		       errstr(err));
+	return -err;
+}
+
+int uprobe_resolve_path(const char *path, pid_t pid, char *out,
+			struct target_error *terr)
+{
+	char found[PATH_MAX];
+	struct uprobe_elf f;
+	int err;
+
+	if (!path || !*path) {
+		uprobe_set_err(terr, 0, "empty path");
+		return -EINVAL;
+	}
+	if (path[0] == '/') {
+		if (!realpath(path, out)) {
+			err = -errno;
+			uprobe_set_err(terr, 0, "%s: %s", path, errstr(errno));
+			return err;
+		}
+	} else if (strchr(path, '/')) {
+		err = resolve_relative(path, pid, out, terr);
+		if (err)
+			return err;
+	} else {
+		err = find_bare_name(path, found, sizeof(found), terr);
+		if (err)
+			return err;
+		if (!realpath(found, out)) {
+			err = -errno;
+			uprobe_set_err(terr, 0, "%s (found for '%s'): %s",
+				       found, path, errstr(errno));
+			return err;
+		}
+	}
+	err = uprobe_elf_open(&f, out, terr);
+	uprobe_elf_close(&f);
+	return err;
+}
