@@ -353,8 +353,8 @@ int main(int argc, char **argv)
 	const char *prefix = "bench_fn_", *path;
 	int threads[16] = { 1, 2, 4, 8 }, nthr = 4, repeat = 1;
 	int i, r, pmu, prog, argi = 1;
-	struct target *t;
-	size_t n, want;
+	struct target *t = NULL;
+	size_t n = 0, want;
 	char *canon;
 
 	for (; argi < argc && !strncmp(argv[argi], "--", 2); argi++) {
