@@ -10,6 +10,7 @@
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "create.h"
+#include "pin.h"
 #include "uprobe_target.h"
 
 #define MAX_CPUS 1024
@@ -123,6 +124,28 @@ static void fields_from_probe(const struct probe_spec *p,
 		 pp->target ? pp->target : pp->tp_name ? pp->tp_name : "");
 }
 
+/* Register a new link; with pin_dir its pin holds it and the fd goes. */
+static int own_link(const struct owned_info *own, int *lfd,
+		    struct create_error *ce)
+{
+	int err;
+
+	if (!pin_enabled())
+		return owned_add(own, *lfd);
+	err = pin_link(own, *lfd);
+	if (err) {
+		snprintf(ce->msg, sizeof(ce->msg), "cannot pin the link: %s",
+			 strerror(-err));
+		return err;
+	}
+	close(*lfd);
+	*lfd = -1;
+	err = owned_add(own, -1);
+	if (err)
+		pin_unlink(own->id);
+	return err;
+}
+
 /* One link on one CPU (-1: all); its id goes into *id. */
 static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		    int cpu, const char *spec, struct create_error *ce,
@@ -194,7 +217,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 			own->ino = ut->ino;
 		}
 		snprintf(own->spec, sizeof(own->spec), "%s", spec);
-		err = owned_add(own, lfd);
+		err = own_link(own, &lfd, ce);
 		if (!err)
 			*id = f->id;
 	}

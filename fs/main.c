@@ -18,6 +18,7 @@
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "perf_names.h"
+#include "pin.h"
 #include "tree.h"
 
 #define COUNTER_SLOTS 65536
@@ -50,6 +51,7 @@ static void usage(const char *prog)
 	       "    -d                  debug output (implies -f)\n"
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
+	       "    -o pin_dir=DIR      pin owned links in bpffs DIR; a restart adopts them\n"
 	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
 	       "SOURCE (from fstab via mount.fuse3) is ignored. See bpflinkfs(8).\n",
 	       prog);
@@ -77,12 +79,23 @@ static void drop_source(int *argc, char **argv)
 	(*argc)--;
 }
 
+enum { KEY_ALLOW_OTHER, KEY_PIN_DIR };
+static char *pin_dir;
+
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
 {
-	if (strcmp(arg, "allow_other") == 0)
+	switch (key) {
+	case KEY_ALLOW_OTHER:
 		daemon_state.allow_other = true;
-	return 1;
+		return 1;
+	case KEY_PIN_DIR:
+		free(pin_dir);
+		pin_dir = strdup(arg + strlen("pin_dir="));
+		return 0; /* ours, not FUSE's */
+	default:
+		return 1;
+	}
 }
 
 /* Each failure: one line naming the fix. */
@@ -186,7 +199,13 @@ static int daemon_setup(void)
 	}
 	raise_fd_limit();
 	daemon_state.counter_slots = COUNTER_SLOTS;
-	err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
+	if (pin_dir) {
+		err = pin_dir_open(pin_dir);
+		if (err)
+			return err;
+	} else {
+		err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
+	}
 	if (err) {
 		fprintf(stderr, "bpflinkfs: cannot load the built-in BPF "
 				"program: %s\n",
@@ -194,6 +213,8 @@ static int daemon_setup(void)
 		return err;
 	}
 	detect_sw_aliases();
+	if (pin_dir)
+		pin_adopt();
 	return 0;
 }
 
@@ -243,7 +264,8 @@ int main(int argc, char **argv)
 	struct fuse_cmdline_opts o = { 0 };
 	struct fuse_args args;
 	static const struct fuse_opt opts[] = {
-		FUSE_OPT_KEY("allow_other", 0), FUSE_OPT_END
+		FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+		FUSE_OPT_KEY("pin_dir=", KEY_PIN_DIR), FUSE_OPT_END
 	};
 	int ret;
 
@@ -278,6 +300,7 @@ int main(int argc, char **argv)
 	ret = run_session(&args, &o);
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
+	free(pin_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }

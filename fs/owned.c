@@ -15,6 +15,7 @@
 
 #include "bpflinkfs.h"
 #include "counter.h"
+#include "pin.h"
 
 #define REAPER_THREADS 4
 
@@ -300,7 +301,10 @@ static void *reaper_main(void *arg)
 		pthread_mutex_unlock(&lock);
 
 		/* The slot is reused only once the kernel has let go. */
-		close(d->fd);
+		if (d->fd >= 0)
+			close(d->fd);
+		if (pin_enabled())
+			pin_unlink(d->id);
 		if (d->slot > 0 && daemon_state.counter)
 			counter_slot_free(daemon_state.counter, d->slot);
 		pthread_mutex_lock(&lock);
@@ -329,7 +333,8 @@ int reaper_start(void)
 
 void reaper_drain(void)
 {
-	int n = owned_remove_all();
+	/* with pin_dir, owned links outlive the daemon: it adopts them again */
+	int n = pin_enabled() ? 0 : owned_remove_all();
 
 	if (n)
 		log_msg(LOG_INFO, "detaching %d owned link(s)", n);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * -o pin_dir=DIR: owned links, the hits map and what adoption needs live
+ * in bpffs, so a restarted daemon adopts them (DESIGN.md section 4).
+ *
+ * DIR/hits      the counter map (BPF_MAP_TYPE_PERCPU_ARRAY)
+ * DIR/meta      a hash map: link id -> struct pin_meta (slot, spec ...)
+ * DIR/link_ID   each owned link
+ */
+#ifndef BPFLINKFS_PIN_H
+#define BPFLINKFS_PIN_H
+
+#include <stdbool.h>
+
+#include "bpflinkfs.h"
+
+/**
+ * pin_dir_open() - take DIR for this daemon
+ * @dir: absolute path inside a BPF file system; created if missing
+ *
+ * Locks DIR (flock) so a second daemon on it is refused; opens or creates
+ * the hits map (loading the counter on it) and the meta map.
+ *
+ * Return: 0, -EINVAL (not in bpffs), -EBUSY (another daemon has it), or
+ * -errno. Prints a one-line message on failure.
+ */
+int pin_dir_open(const char *dir);
+
+/** pin_enabled() - true when pin_dir is in use */
+bool pin_enabled(void);
+
+/**
+ * pin_link() - pin a new owned link and record what adoption needs
+ * @info: its record (id, slot, spec, category, dev, ino)
+ * @fd: the link fd; the caller closes it afterwards (the pin holds it)
+ * Return: 0 or -errno (nothing left behind on failure).
+ */
+int pin_link(const struct owned_info *info, int fd);
+
+/**
+ * pin_unlink() - remove an owned link's pin and record; the kernel then
+ * detaches it. Waits (up to 5 s) until the kernel no longer lists @id, so
+ * that its counter slot can be reused.
+ */
+void pin_unlink(__u32 id);
+
+/**
+ * pin_adopt() - adopt every link pinned in DIR: each perf-event link with
+ * a meta record becomes owned again (spec, cookie, slot and hits intact);
+ * anything else is reported in the log and left alone.
+ * Return: the number adopted.
+ */
+int pin_adopt(void);
+
+#endif
