@@ -174,6 +174,9 @@ struct link_view {
  */
 int link_view_load(__u32 id, struct link_view *v);
 
+/** link_view_load_listed() - the same for an id just enumerated */
+int link_view_load_listed(__u32 id, struct link_view *v);
+
 enum json_kind { JSON_STRING, JSON_NUMBER, JSON_NONE };
 
 struct link_file {

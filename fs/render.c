@@ -10,6 +10,7 @@
 
 #include "bpflinkfs.h"
 #include "counter.h"
+#include "linkcache.h"
 #include "perf_names.h"
 #include "uprobe_target.h"
 
@@ -20,13 +21,13 @@
 #define K_ALL (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
 
-int link_view_load(__u32 id, struct link_view *v)
+static int view_load(__u32 id, struct link_view *v, bool verify)
 {
 	int err;
 
 	if (owned_is_dying(id))
 		return -ENOENT;
-	err = link_info_read(id, &v->f);
+	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
 	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
@@ -39,6 +40,16 @@ int link_view_load(__u32 id, struct link_view *v)
 		v->f.prog_id = prog_id;
 	}
 	return 0;
+}
+
+int link_view_load(__u32 id, struct link_view *v)
+{
+	return view_load(id, v, true);
+}
+
+int link_view_load_listed(__u32 id, struct link_view *v)
+{
+	return view_load(id, v, false);
 }
 
 static int render_type(const struct link_view *v, char *buf, size_t len)
@@ -86,9 +97,16 @@ static int render_cookie(const struct link_view *v, char *buf, size_t len)
 	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.cookie);
 }
 
+/* a counter: read live, never from the cache */
 static int render_missed(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.missed);
+	struct link_fields *f = malloc(sizeof(*f));
+	int err = f ? link_info_read(v->f.id, f) : -ENOMEM;
+
+	if (!err)
+		err = snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)f->missed);
+	free(f);
+	return err;
 }
 
 static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
@@ -168,7 +186,8 @@ static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
 	char name[64];
-	int err = prog_name_read(v->f.prog_id, name, sizeof(name));
+	int err = linkcache_prog_name(v->f.id, v->f.prog_id, name,
+				      sizeof(name));
 
 	return err ? err : snprintf(buf, len, "%s\n", name);
 }
@@ -238,16 +257,14 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 	return n;
 }
 
-int perf_link_ids(__u32 **out)
+/* Every id the kernel lists now, ascending. */
+static int all_link_ids(__u32 **out)
 {
-	__u32 id = 0, type, *ids = NULL;
+	__u32 id = 0, *ids = NULL;
 	size_t n = 0, cap = 0;
 	int err;
 
 	while ((err = link_next_id(id, &id)) == 0) {
-		if (owned_is_dying(id) || link_type_read(id, &type) ||
-		    type != LINK_TYPE_PERF_EVENT)
-			continue;
 		if (n == cap) {
 			void *p = realloc(ids, (cap = cap ? cap * 2 : 256) *
 						       sizeof(*ids));
@@ -266,4 +283,21 @@ int perf_link_ids(__u32 **out)
 	}
 	*out = ids;
 	return n;
+}
+
+int perf_link_ids(__u32 **out)
+{
+	__u32 *ids = NULL, type;
+	int n = all_link_ids(&ids), i, kept = 0;
+
+	if (n < 0)
+		return n;
+	linkcache_prune(ids, n);
+	for (i = 0; i < n; i++)
+		if (!owned_is_dying(ids[i]) &&
+		    linkcache_link_type(ids[i], &type) == 0 &&
+		    type == LINK_TYPE_PERF_EVENT)
+			ids[kept++] = ids[i];
+	*out = ids;
+	return kept;
 }

@@ -223,7 +223,7 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 
 	n = v && buf ? perf_link_ids(&ids) : -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (link_view_load(ids[i], v))
+		if (link_view_load_listed(ids[i], v))
 			continue;
 		v->reader = r;
 		if (rows++)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Fields of a link that never change while its id lives (everything in
+ * link info but kprobe `missed`, and the program's name), kept by id and
+ * checked against the kernel's id enumeration. Counters are never cached.
+ */
+#ifndef BPFLINKFS_LINKCACHE_H
+#define BPFLINKFS_LINKCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "linkinfo.h"
+
+/**
+ * linkcache_get() - a link's fields, from the cache or the kernel
+ * @id: kernel link id
+ * @f: out; for non-perf links only id and link_type are set
+ * @verify: check with one BPF_LINK_GET_NEXT_ID that @id still exists
+ *          (false right after an enumeration that listed it)
+ * Return: 0, -ENOENT (gone), or -errno from bpf(2).
+ */
+int linkcache_get(__u32 id, struct link_fields *f, bool verify);
+
+/**
+ * linkcache_prog_name() - bpf_prog_info.name of the link's program
+ * Return: 0, or -ENOENT / -errno.
+ */
+int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
+
+/**
+ * linkcache_link_type() - BPF_LINK_TYPE_* of an id just enumerated
+ * Return: 0, -ENOENT, or -errno.
+ */
+int linkcache_link_type(__u32 id, __u32 *link_type);
+
+/**
+ * linkcache_prune() - forget every id not in @ids
+ * @ids: every link id the kernel listed just now, ascending
+ * @n: their count
+ */
+void linkcache_prune(const __u32 *ids, size_t n);
+
+/** linkcache_forget() - forget one id (the kernel says it is gone) */
+void linkcache_forget(__u32 id);
+
+#endif
