@@ -7,10 +7,13 @@
  *
  *   bare_uprobes [--threads LIST] [--prefix P] [--repeat R] BINARY [N]
  *   bare_uprobes --count-links
+ *   bare_uprobes --count-ids FILE
  *
  * LIST is comma separated thread counts, 1 meaning one thread closing in
  * order (default 1,2,4,8). Every entry is one round: create N, close N.
  * Output is one `key=value ...` line per measurement, for scripts.
+ * --count-links prints how many BPF link ids exist; --count-ids how many
+ * of the ids listed in FILE (whitespace separated) still exist.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,20 +253,52 @@ static long count_links(void)
 	return errno == ENOENT ? n : -errno;
 }
 
-/* Link ids of @fds that the kernel still lists after they were closed. */
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * How many of @ids (sorted) the kernel still lists. It walks the id list
+ * instead of opening each id, since an fd we open would hold the link and
+ * make us, not its owner, pay for its release.
+ */
 static size_t ids_left(const __u32 *ids, size_t n)
 {
-	size_t i, left = 0;
+	size_t left = 0;
+	__u32 id = 0;
 
-	for (i = 0; i < n; i++) {
-		int fd = bpf_link_get_fd_by_id(ids[i]);
-
-		if (fd >= 0) {
-			left++;
-			close(fd);
-		}
-	}
+	while (!bpf_link_get_next_id(id, &id))
+		left += !!bsearch(&id, ids, n, sizeof(*ids), cmp_u32);
 	return left;
+}
+
+/* --count-ids FILE: how many of the link ids in FILE still exist. */
+static int count_ids(const char *file)
+{
+	FILE *f = fopen(file, "re");
+	__u32 *ids = NULL, v;
+	size_t n = 0;
+
+	if (!f) {
+		perror(file);
+		return 1;
+	}
+	while (fscanf(f, "%u", &v) == 1) {
+		void *p = realloc(ids, (n + 1) * sizeof(*ids));
+
+		if (!p)
+			return 1;
+		ids = p;
+		ids[n++] = v;
+	}
+	fclose(f);
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	printf("%zu\n", ids_left(ids, n));
+	free(ids);
+	return 0;
 }
 
 static void record_ids(const int *fds, __u32 *ids, size_t n)
@@ -302,6 +337,7 @@ static int round_once(int pmu, int prog, const char *path,
 	}
 	create_s = now_s() - t0;
 	record_ids(fds, ids, n);
+	qsort(ids, n, sizeof(*ids), cmp_u32);
 	close_s = close_all(fds, n, nthreads);
 	printf("bare create n=%zu s=%.6f rate=%.1f\n", n, create_s,
 	       n / create_s);
@@ -334,7 +370,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bare_uprobes [--threads 1,2,4,8] [--prefix P] [--repeat R] BINARY [N]\n"
-		"       bare_uprobes --count-links\n");
+		"       bare_uprobes --count-links | --count-ids FILE\n");
 	exit(2);
 }
 
@@ -370,6 +406,8 @@ int main(int argc, char **argv)
 		}
 		if (argi + 1 >= argc)
 			usage();
+		if (!strcmp(argv[argi], "--count-ids"))
+			return count_ids(argv[argi + 1]);
 		if (!strcmp(argv[argi], "--threads"))
 			nthr = parse_threads(argv[++argi], threads, 16);
 		else if (!strcmp(argv[argi], "--prefix"))

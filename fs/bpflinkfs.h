@@ -19,6 +19,10 @@ struct daemon {
 	uint32_t counter_slots;
 	bool foreground;
 	bool allow_other;
+	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
 };
 
 extern struct daemon daemon_state;

@@ -52,6 +52,8 @@ static void usage(const char *prog)
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
 	       "    -o pin_dir=DIR      pin owned links in bpffs DIR; a restart adopts them\n"
+	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
+	       "    -o umask=M          mode bits to clear, octal\n"
 	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
 	       "SOURCE (from fstab via mount.fuse3) is ignored. See bpflinkfs(8).\n",
 	       prog);
@@ -79,7 +81,24 @@ static void drop_source(int *argc, char **argv)
 	(*argc)--;
 }
 
-enum { KEY_ALLOW_OTHER, KEY_PIN_DIR };
+/* "uid=N", "gid=N", "umask=OCTAL": 0 (consumed) or -1 (bad value) */
+static int parse_id_opt(const char *arg, unsigned int *out, int base)
+{
+	const char *v = strchr(arg, '=') + 1;
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(v, &end, base);
+	if (!*v || *end || errno || n > UINT32_MAX - 1) {
+		fprintf(stderr, "bpflinkfs: bad option %s\n", arg);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK };
 static char *pin_dir;
 
 static int opt_proc(void *data, const char *arg, int key,
@@ -93,6 +112,12 @@ static int opt_proc(void *data, const char *arg, int key,
 		free(pin_dir);
 		pin_dir = strdup(arg + strlen("pin_dir="));
 		return 0; /* ours, not FUSE's */
+	case KEY_UID:
+		return parse_id_opt(arg, &daemon_state.uid, 10);
+	case KEY_GID:
+		return parse_id_opt(arg, &daemon_state.gid, 10);
+	case KEY_UMASK:
+		return parse_id_opt(arg, &daemon_state.umask, 8);
 	default:
 		return 1;
 	}
@@ -265,7 +290,11 @@ int main(int argc, char **argv)
 	struct fuse_args args;
 	static const struct fuse_opt opts[] = {
 		FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
-		FUSE_OPT_KEY("pin_dir=", KEY_PIN_DIR), FUSE_OPT_END
+		FUSE_OPT_KEY("pin_dir=", KEY_PIN_DIR),
+		FUSE_OPT_KEY("uid=", KEY_UID),
+		FUSE_OPT_KEY("gid=", KEY_GID),
+		FUSE_OPT_KEY("umask=", KEY_UMASK),
+		FUSE_OPT_END
 	};
 	int ret;
 

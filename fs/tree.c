@@ -73,6 +73,12 @@ static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_mode = mode;
+	/* control stays root's alone, whatever uid=/umask= say */
+	if (ino != INO(0, ROOT_FILE_BASE + RF_CONTROL)) {
+		st->st_mode = mode & ~(daemon_state.umask & 0777);
+		st->st_uid = daemon_state.uid;
+		st->st_gid = daemon_state.gid;
+	}
 	st->st_nlink = S_ISDIR(mode) ? 2 : 1;
 	st->st_size = size;
 	st->st_blksize = 4096;

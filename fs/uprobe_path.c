@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Uprobe targets, the path half: where a PATH as written lives (ld.so
- * cache, the fixed PATH, /proc/PID/cwd) and whether it is an ELF file we
- * can probe. The ld.so cache is read directly because no library exposes it.
+ * Uprobe targets, the file half: where a PATH as written lives (ld.so
+ * cache, the fixed PATH, /proc/PID/cwd), whether it is an ELF file we can
+ * probe, and reading its tables (program headers, symbols and their
+ * versions) with libelf. The ld.so cache is read directly because no
+ * library exposes it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -279,6 +281,199 @@ int uprobe_elf_open(struct uprobe_elf *f, const char *path,
 	if (err)
 		uprobe_elf_close(f);
 	return err;
+}
+
+/* ---- sections and symbol tables ---- */
+
+/* .gnu.version entries: bit 15 marks a hidden (non-default) version */
+#define VERSYM_HIDDEN 0x8000
+#define VERSYM_VERSION 0x7fff
+
+Elf_Scn *uprobe_find_scn(Elf *elf, GElf_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/* Load .symtab or .dynsym (@type); -ENOENT when the file has none. */
+int uprobe_symtab_load(Elf *elf, GElf_Word type, struct uprobe_symtab *t)
+{
+	GElf_Shdr sh, vsh;
+	Elf_Scn *scn, *vs;
+
+	memset(t, 0, sizeof(*t));
+	t->elf = elf;
+	scn = uprobe_find_scn(elf, type, &sh);
+	if (!scn || !sh.sh_entsize)
+		return -ENOENT;
+	t->data = elf_getdata(scn, NULL);
+	if (!t->data)
+		return -EINVAL;
+	t->count = sh.sh_size / sh.sh_entsize;
+	t->strndx = sh.sh_link;
+	if (type != SHT_DYNSYM)
+		return 0;
+	vs = uprobe_find_scn(elf, SHT_GNU_versym, &vsh);
+	if (vs && vsh.sh_link == elf_ndxscn(scn))
+		t->versym = elf_getdata(vs, NULL);
+	t->verdef = uprobe_find_scn(elf, SHT_GNU_verdef, &vsh);
+	t->verneed = uprobe_find_scn(elf, SHT_GNU_verneed, &vsh);
+	return 0;
+}
+
+static const char *verdef_name(const struct uprobe_symtab *t, unsigned int idx)
+{
+	Elf_Data *d = t->verdef ? elf_getdata(t->verdef, NULL) : NULL;
+	GElf_Shdr sh;
+	GElf_Verdef vd;
+	GElf_Verdaux va;
+	size_t off = 0;
+
+	if (!d || !gelf_getshdr(t->verdef, &sh))
+		return NULL;
+	while (gelf_getverdef(d, off, &vd)) {
+		if (vd.vd_ndx == idx &&
+		    gelf_getverdaux(d, off + vd.vd_aux, &va))
+			return elf_strptr(t->elf, sh.sh_link, va.vda_name);
+		if (!vd.vd_next)
+			break;
+		off += vd.vd_next;
+	}
+	return NULL;
+}
+
+static const char *verneed_name(const struct uprobe_symtab *t, unsigned int idx)
+{
+	Elf_Data *d = t->verneed ? elf_getdata(t->verneed, NULL) : NULL;
+	GElf_Shdr sh;
+	GElf_Verneed vn;
+	GElf_Vernaux va;
+	size_t off = 0, aoff;
+
+	if (!d || !gelf_getshdr(t->verneed, &sh))
+		return NULL;
+	while (gelf_getverneed(d, off, &vn)) {
+		for (aoff = off + vn.vn_aux; gelf_getvernaux(d, aoff, &va);
+		     aoff += va.vna_next) {
+			if (va.vna_other == idx)
+				return elf_strptr(t->elf, sh.sh_link,
+						  va.vna_name);
+			if (!va.vna_next)
+				break;
+		}
+		if (!vn.vn_next)
+			break;
+		off += vn.vn_next;
+	}
+	return NULL;
+}
+
+int uprobe_sym_get(const struct uprobe_symtab *t, size_t i,
+		   struct uprobe_sym *si)
+{
+	const char *at;
+	GElf_Versym vs;
+
+	if (!gelf_getsym(t->data, i, &si->sym))
+		return -EINVAL;
+	si->name = elf_strptr(t->elf, t->strndx, si->sym.st_name);
+	if (!si->name)
+		return -EINVAL;
+	si->ver = NULL;
+	si->hidden = false;
+	at = strchr(si->name, '@');
+	si->baselen = at ? (size_t)(at - si->name) : strlen(si->name);
+	if (at) {
+		si->hidden = at[1] != '@';
+		si->ver = at + (si->hidden ? 1 : 2);
+		return 0;
+	}
+	if (!t->versym || !gelf_getversym(t->versym, i, &vs))
+		return 0;
+	si->hidden = vs & VERSYM_HIDDEN;
+	vs &= VERSYM_VERSION;
+	if (vs > VER_NDX_GLOBAL) {
+		si->ver = verdef_name(t, vs);
+		if (!si->ver)
+			si->ver = verneed_name(t, vs);
+	}
+	return 0;
+}
+
+bool uprobe_is_code(Elf *elf, const GElf_Sym *s)
+{
+	unsigned char type = GELF_ST_TYPE(s->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE)
+		return false;
+	/* assembly labels without .type: accept them only inside code */
+	scn = elf_getscn(elf, s->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* ---- program headers ---- */
+
+int uprobe_vaddr_to_off(Elf *elf, GElf_Addr vaddr, uint64_t *off)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int uprobe_off_to_vaddr(Elf *elf, uint64_t off, GElf_Addr *vaddr)
+{
+	int err = -ENOENT;
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    off < ph.p_offset || off - ph.p_offset >= ph.p_filesz)
+			continue;
+		*vaddr = off - ph.p_offset + ph.p_vaddr;
+		err = 0;
+		if (ph.p_flags & PF_X)
+			break;
+	}
+	return err;
+}
+
+bool uprobe_off_in_exec(Elf *elf, uint64_t off, off_t file_size)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if ((uint64_t)file_size <= off || elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz)
+			return true;
+	}
+	return false;
 }
 
 static int resolve_relative(const char *path, pid_t pid, char *out,

@@ -9,208 +9,16 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "uprobe_internal.h"
 #include "uprobe_target.h"
 
 #define MAX_CANDS 8
-/* .gnu.version entries: bit 15 marks a hidden (non-default) version */
-#define VERSYM_HIDDEN 0x8000
-#define VERSYM_VERSION 0x7fff
-
-/* ---- program headers ---- */
-
-/* vaddr -> file offset through the PT_LOAD segment that maps it */
-static int vaddr_to_off(Elf *elf, GElf_Addr vaddr, uint64_t *off)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* file offset -> vaddr; an executable segment wins over overlapping ones */
-static int off_to_vaddr(Elf *elf, uint64_t off, GElf_Addr *vaddr)
-{
-	int err = -ENOENT;
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    off < ph.p_offset || off - ph.p_offset >= ph.p_filesz)
-			continue;
-		*vaddr = off - ph.p_offset + ph.p_vaddr;
-		err = 0;
-		if (ph.p_flags & PF_X)
-			break;
-	}
-	return err;
-}
-
-static bool off_in_exec_segment(Elf *elf, uint64_t off, off_t file_size)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if ((uint64_t)file_size <= off || elf_getphdrnum(elf, &n) != 0)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X))
-			continue;
-		if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz)
-			return true;
-	}
-	return false;
-}
-
-/* ---- symbol tables ---- */
-
-struct symtab {
-	Elf *elf;
-	Elf_Data *data;
-	size_t count, strndx;
-	Elf_Data *versym; /* dynsym only */
-	Elf_Scn *verdef, *verneed;
-};
-
-static Elf_Scn *find_scn(Elf *elf, GElf_Word type, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
-			return scn;
-	return NULL;
-}
-
-/* Load .symtab or .dynsym (@type); -ENOENT when the file has none. */
-static int symtab_load(Elf *elf, GElf_Word type, struct symtab *t)
-{
-	GElf_Shdr sh, vsh;
-	Elf_Scn *scn, *vs;
-
-	memset(t, 0, sizeof(*t));
-	t->elf = elf;
-	scn = find_scn(elf, type, &sh);
-	if (!scn || !sh.sh_entsize)
-		return -ENOENT;
-	t->data = elf_getdata(scn, NULL);
-	if (!t->data)
-		return -EINVAL;
-	t->count = sh.sh_size / sh.sh_entsize;
-	t->strndx = sh.sh_link;
-	if (type != SHT_DYNSYM)
-		return 0;
-	vs = find_scn(elf, SHT_GNU_versym, &vsh);
-	if (vs && vsh.sh_link == elf_ndxscn(scn))
-		t->versym = elf_getdata(vs, NULL);
-	t->verdef = find_scn(elf, SHT_GNU_verdef, &vsh);
-	t->verneed = find_scn(elf, SHT_GNU_verneed, &vsh);
-	return 0;
-}
-
-static const char *verdef_name(const struct symtab *t, unsigned int idx)
-{
-	Elf_Data *d = t->verdef ? elf_getdata(t->verdef, NULL) : NULL;
-	GElf_Shdr sh;
-	GElf_Verdef vd;
-	GElf_Verdaux va;
-	size_t off = 0;
-
-	if (!d || !gelf_getshdr(t->verdef, &sh))
-		return NULL;
-	while (gelf_getverdef(d, off, &vd)) {
-		if (vd.vd_ndx == idx &&
-		    gelf_getverdaux(d, off + vd.vd_aux, &va))
-			return elf_strptr(t->elf, sh.sh_link, va.vda_name);
-		if (!vd.vd_next)
-			break;
-		off += vd.vd_next;
-	}
-	return NULL;
-}
-
-static const char *verneed_name(const struct symtab *t, unsigned int idx)
-{
-	Elf_Data *d = t->verneed ? elf_getdata(t->verneed, NULL) : NULL;
-	GElf_Shdr sh;
-	GElf_Verneed vn;
-	GElf_Vernaux va;
-	size_t off = 0, aoff;
-
-	if (!d || !gelf_getshdr(t->verneed, &sh))
-		return NULL;
-	while (gelf_getverneed(d, off, &vn)) {
-		for (aoff = off + vn.vn_aux; gelf_getvernaux(d, aoff, &va);
-		     aoff += va.vna_next) {
-			if (va.vna_other == idx)
-				return elf_strptr(t->elf, sh.sh_link,
-						  va.vna_name);
-			if (!va.vna_next)
-				break;
-		}
-		if (!vn.vn_next)
-			break;
-		off += vn.vn_next;
-	}
-	return NULL;
-}
-
-struct sym_info {
-	GElf_Sym sym;
-	const char *name; /* as stored; may carry "@VER" in .symtab */
-	size_t baselen;
-	const char *ver; /* NULL: unversioned */
-	bool hidden;	 /* a non-default (compat) version */
-};
-
-static int sym_get(const struct symtab *t, size_t i, struct sym_info *si)
-{
-	const char *at;
-	GElf_Versym vs;
-
-	if (!gelf_getsym(t->data, i, &si->sym))
-		return -EINVAL;
-	si->name = elf_strptr(t->elf, t->strndx, si->sym.st_name);
-	if (!si->name)
-		return -EINVAL;
-	si->ver = NULL;
-	si->hidden = false;
-	at = strchr(si->name, '@');
-	si->baselen = at ? (size_t)(at - si->name) : strlen(si->name);
-	if (at) {
-		si->hidden = at[1] != '@';
-		si->ver = at + (si->hidden ? 1 : 2);
-		return 0;
-	}
-	if (!t->versym || !gelf_getversym(t->versym, i, &vs))
-		return 0;
-	si->hidden = vs & VERSYM_HIDDEN;
-	vs &= VERSYM_VERSION;
-	if (vs > VER_NDX_GLOBAL) {
-		si->ver = verdef_name(t, vs);
-		if (!si->ver)
-			si->ver = verneed_name(t, vs);
-	}
-	return 0;
-}
 
 struct sym_req {
 	const char *name; /* the spec as written */
@@ -229,7 +37,7 @@ static void req_parse(const char *symbol, struct sym_req *r)
 	r->ver = at ? at + (r->dflt ? 2 : 1) : NULL;
 }
 
-static bool name_matches(const struct sym_info *si, const struct sym_req *r)
+static bool name_matches(const struct uprobe_sym *si, const struct sym_req *r)
 {
 	if (si->baselen != r->baselen ||
 	    memcmp(si->name, r->name, r->baselen) != 0)
@@ -263,21 +71,6 @@ static int bind_rank(unsigned char bind)
 							    : 0;
 }
 
-static bool is_code(Elf *elf, const GElf_Sym *s)
-{
-	unsigned char type = GELF_ST_TYPE(s->st_info);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return true;
-	if (type != STT_NOTYPE)
-		return false;
-	/* assembly labels without .type: accept them only inside code */
-	scn = elf_getscn(elf, s->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
 static void scan_add(struct scan *sc, const GElf_Sym *s)
 {
 	struct cand *c;
@@ -307,15 +100,15 @@ static void scan_add(struct scan *sc, const GElf_Sym *s)
 	c->type = GELF_ST_TYPE(s->st_info);
 }
 
-static int scan_table(const struct symtab *t, const struct sym_req *r,
+static int scan_table(const struct uprobe_symtab *t, const struct sym_req *r,
 		      struct scan *sc)
 {
-	struct sym_info si;
+	struct uprobe_sym si;
 	size_t i;
 	int err;
 
 	for (i = 1; i < t->count; i++) {
-		err = sym_get(t, i, &si);
+		err = uprobe_sym_get(t, i, &si);
 		if (err)
 			return err;
 		if (si.baselen != r->baselen ||
@@ -332,7 +125,8 @@ static int scan_table(const struct symtab *t, const struct sym_req *r,
 				r->dflt && si.ver && !strcmp(si.ver, r->ver);
 			continue;
 		}
-		if (si.sym.st_shndx == SHN_ABS || !is_code(t->elf, &si.sym)) {
+		if (si.sym.st_shndx == SHN_ABS ||
+		    !uprobe_is_code(t->elf, &si.sym)) {
 			sc->nonfunc = true;
 			continue;
 		}
@@ -361,12 +155,12 @@ static void scan_prefer_global(struct scan *sc)
 static int find_symbol(Elf *elf, const struct sym_req *r, struct scan *sc,
 		       bool *stripped)
 {
-	struct symtab t;
+	struct uprobe_symtab t;
 	bool any = false;
 	int err;
 
 	memset(sc, 0, sizeof(*sc));
-	err = symtab_load(elf, SHT_SYMTAB, &t);
+	err = uprobe_symtab_load(elf, SHT_SYMTAB, &t);
 	*stripped = err == -ENOENT;
 	if (!err) {
 		any = true;
@@ -376,7 +170,7 @@ static int find_symbol(Elf *elf, const struct sym_req *r, struct scan *sc,
 	} else if (err != -ENOENT) {
 		return err;
 	}
-	err = symtab_load(elf, SHT_DYNSYM, &t);
+	err = uprobe_symtab_load(elf, SHT_DYNSYM, &t);
 	if (!err) {
 		any = true;
 		err = scan_table(&t, r, sc);
@@ -391,7 +185,7 @@ static int find_definer(Elf *elf, const struct sym_req *r, char *out,
 			size_t len)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_scn(elf, SHT_DYNAMIC, &sh);
+	Elf_Scn *scn = uprobe_find_scn(elf, SHT_DYNAMIC, &sh);
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	char canon[PATH_MAX];
 	struct uprobe_elf lib;
@@ -473,7 +267,7 @@ static int ambiguous(Elf *elf, const struct sym_req *r, const struct scan *sc,
 
 	list[0] = '\0';
 	for (i = 0; i < sc->n && used < sizeof(list); i++) {
-		if (vaddr_to_off(elf, sc->c[i].addr, &off) != 0)
+		if (uprobe_vaddr_to_off(elf, sc->c[i].addr, &off) != 0)
 			off = 0;
 		n = snprintf(list + used, sizeof(list) - used, "%s0x%" PRIx64,
 			     i ? ", " : "", off);
@@ -523,7 +317,7 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 			       offset, symbol, (uint64_t)sc.c[0].size);
 		return -EINVAL;
 	}
-	if (vaddr_to_off(elf, sc.c[0].addr, &off) != 0) {
+	if (uprobe_vaddr_to_off(elf, sc.c[0].addr, &off) != 0) {
 		uprobe_set_err(terr, 1,
 			       "%s at 0x%" PRIx64
 			       " is in no loadable segment of %s",
@@ -573,7 +367,7 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 	else
 		err = resolve_symbol(f.elf, canonical, symbol, offset, &res,
 				     terr);
-	if (!err && !off_in_exec_segment(f.elf, res.offset, f.st.st_size)) {
+	if (!err && !uprobe_off_in_exec(f.elf, res.offset, f.st.st_size)) {
 		uprobe_set_err(terr, 1,
 			       "file offset 0x%" PRIx64
 			       " is not inside an executable segment of %s",
@@ -586,88 +380,355 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 	return err;
 }
 
-/* ---- offset -> name ---- */
+/*
+ * ---- offset -> name, cached ----
+ *
+ * A thousand links into one libc must not parse it a thousand times: each
+ * file's code symbols are kept, sorted by address, with its PT_LOAD table,
+ * keyed by what changes when the file does (device, inode, mtime, size).
+ * The lookup gives what uprobe_symbolize_uncached() gives.
+ */
+#define SYMCACHE_FILES 16
 
-struct best {
-	size_t idx;
-	int score; /* -1: none yet */
+struct csym {
+	uint64_t start, size;
+	uint64_t max_end; /* highest end among this and all earlier symbols */
+	uint32_t idx;	  /* in the ELF table: equal scores go to the first */
+	uint32_t name;	  /* offset in symfile.names */
+	int rank;	  /* bind_rank() */
 };
 
-static int best_in_table(const struct symtab *t, GElf_Addr vaddr,
-			 struct best *b)
-{
-	struct sym_info si;
-	size_t i;
-	int score;
-	bool sized;
+struct csyms {
+	struct csym *s;
+	size_t n;
+};
 
-	b->score = -1;
+struct cload {
+	uint64_t off, vaddr, filesz;
+	bool exec;
+};
+
+struct symfile {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	uint64_t used; /* LRU clock */
+	struct cload *loads;
+	size_t nloads;
+	struct csyms tab[2]; /* .symtab, .dynsym */
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct symfile *symcache[SYMCACHE_FILES];
+static uint64_t symcache_clock;
+
+static void symfile_free(struct symfile *sf)
+{
+	if (!sf)
+		return;
+	free(sf->tab[0].s);
+	free(sf->tab[1].s);
+	free(sf->loads);
+	free(sf->names);
+	free(sf);
+}
+
+static int names_add(struct symfile *sf, const struct uprobe_symtab *t,
+		     const struct uprobe_sym *si, uint32_t *at)
+{
+	size_t need = strlen(si->name) + 2 + (si->ver ? strlen(si->ver) : 0);
+	bool named_ver = t->versym && si->hidden && si->ver;
+	char *p;
+
+	if (sf->names_len + need > UINT32_MAX)
+		return -E2BIG;
+	if (sf->names_len + need > sf->names_cap) {
+		size_t cap = (sf->names_cap + need) * 2;
+
+		p = realloc(sf->names, cap);
+		if (!p)
+			return -ENOMEM;
+		sf->names = p;
+		sf->names_cap = cap;
+	}
+	p = sf->names + sf->names_len;
+	/* as format_sym(): a .dynsym compat version must be named */
+	sf->names_len +=
+		sprintf(p, named_ver ? "%s@%s" : "%s", si->name, si->ver) + 1;
+	*at = p - sf->names;
+	return 0;
+}
+
+static int csym_cmp(const void *a, const void *b)
+{
+	const struct csym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The code symbols of @t, as best_in_table() would consider them. */
+static int csyms_build(struct symfile *sf, const struct uprobe_symtab *t,
+		       struct csyms *cs)
+{
+	struct uprobe_sym si;
+	uint64_t end, max_end = 0;
+	size_t i;
+	int err;
+
+	cs->s = calloc(t->count ? t->count : 1, sizeof(*cs->s));
+	if (!cs->s)
+		return -ENOMEM;
 	for (i = 1; i < t->count; i++) {
-		if (sym_get(t, i, &si) != 0)
+		struct csym *c = &cs->s[cs->n];
+
+		if (uprobe_sym_get(t, i, &si) != 0)
 			return -EINVAL;
 		if (si.sym.st_shndx == SHN_UNDEF ||
 		    si.sym.st_shndx == SHN_ABS || !*si.name ||
-		    !is_code(t->elf, &si.sym) || si.sym.st_value > vaddr)
+		    !uprobe_is_code(t->elf, &si.sym))
 			continue;
-		sized = si.sym.st_size &&
-			vaddr - si.sym.st_value < si.sym.st_size;
-		if (!sized && (si.sym.st_size || si.sym.st_value != vaddr))
-			continue;
-		score = bind_rank(GELF_ST_BIND(si.sym.st_info)) * 2 + sized;
-		if (score > b->score) {
-			b->score = score;
-			b->idx = i;
-		}
+		err = names_add(sf, t, &si, &c->name);
+		if (err)
+			return err;
+		c->start = si.sym.st_value;
+		c->size = si.sym.st_size;
+		c->idx = i;
+		c->rank = bind_rank(GELF_ST_BIND(si.sym.st_info));
+		cs->n++;
 	}
-	return b->score < 0 ? -ENOENT : 0;
+	qsort(cs->s, cs->n, sizeof(*cs->s), csym_cmp);
+	for (i = 0; i < cs->n; i++) {
+		end = cs->s[i].start + (cs->s[i].size ? cs->s[i].size : 1);
+		if (end > max_end)
+			max_end = end;
+		cs->s[i].max_end = max_end;
+	}
+	return 0;
 }
 
-static int format_sym(const struct symtab *t, const struct best *b,
-		      GElf_Addr vaddr, char *buf, size_t len)
+static int loads_build(Elf *elf, struct symfile *sf)
 {
-	struct sym_info si;
-	int n;
+	size_t n, i;
+	GElf_Phdr ph;
 
-	if (sym_get(t, b->idx, &si) != 0)
+	if (elf_getphdrnum(elf, &n) != 0)
 		return -EINVAL;
-	/* a .dynsym compat version must be named, or it reads as the default */
-	if (t->versym && si.hidden && si.ver)
-		n = snprintf(buf, len, "%s@%s+0x%" PRIx64, si.name, si.ver,
-			     (uint64_t)(vaddr - si.sym.st_value));
-	else
-		n = snprintf(buf, len, "%s+0x%" PRIx64, si.name,
-			     (uint64_t)(vaddr - si.sym.st_value));
+	sf->loads = calloc(n ? n : 1, sizeof(*sf->loads));
+	if (!sf->loads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		sf->loads[sf->nloads++] =
+			(struct cload){ph.p_offset, ph.p_vaddr, ph.p_filesz,
+				       ph.p_flags & PF_X};
+	}
+	return 0;
+}
+
+static int symfile_build(const struct uprobe_elf *f, struct symfile **out)
+{
+	static const GElf_Word types[] = {SHT_SYMTAB, SHT_DYNSYM};
+	struct symfile *sf = calloc(1, sizeof(*sf));
+	struct uprobe_symtab t;
+	int i, err;
+
+	if (!sf)
+		return -ENOMEM;
+	sf->dev = f->st.st_dev;
+	sf->ino = f->st.st_ino;
+	sf->mtime = f->st.st_mtim;
+	sf->size = f->st.st_size;
+	err = loads_build(f->elf, sf);
+	for (i = 0; !err && i < 2; i++) {
+		err = uprobe_symtab_load(f->elf, types[i], &t);
+		if (err == -ENOENT)
+			err = 0;
+		else if (!err)
+			err = csyms_build(sf, &t, &sf->tab[i]);
+	}
+	if (err) {
+		symfile_free(sf);
+		return err;
+	}
+	*out = sf;
+	return 0;
+}
+
+/* As uprobe_off_to_vaddr(): an executable segment wins. */
+static int symfile_vaddr(const struct symfile *sf, uint64_t off,
+			 uint64_t *vaddr)
+{
+	int err = -ENOENT;
+	size_t i;
+
+	for (i = 0; i < sf->nloads; i++) {
+		const struct cload *l = &sf->loads[i];
+
+		if (off < l->off || off - l->off >= l->filesz)
+			continue;
+		*vaddr = off - l->off + l->vaddr;
+		err = 0;
+		if (l->exec)
+			break;
+	}
+	return err;
+}
+
+/* best_in_table() on the sorted copy: only symbols that may reach @vaddr. */
+static const struct csym *csyms_best(const struct csyms *cs, uint64_t vaddr)
+{
+	const struct csym *best = NULL, *c;
+	size_t lo = 0, hi = cs->n, mid;
+	int score, best_score = -1;
+	bool sized;
+
+	while (lo < hi) { /* lo: the first symbol starting after @vaddr */
+		mid = lo + (hi - lo) / 2;
+		if (cs->s[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && cs->s[lo].max_end > vaddr) {
+		c = &cs->s[lo];
+		sized = c->size && vaddr - c->start < c->size;
+		if (!sized && (c->size || c->start != vaddr))
+			continue;
+		score = c->rank * 2 + sized;
+		if (score > best_score ||
+		    (score == best_score && c->idx < best->idx)) {
+			best = c;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static int symfile_lookup(const struct symfile *sf, uint64_t file_offset,
+			  char *buf, size_t len)
+{
+	const struct csym *c = NULL;
+	uint64_t vaddr;
+	int i, n;
+
+	if (symfile_vaddr(sf, file_offset, &vaddr))
+		return -ENOENT;
+	for (i = 0; !c && i < 2; i++)
+		c = csyms_best(&sf->tab[i], vaddr);
+	if (!c)
+		return -ENOENT;
+	n = snprintf(buf, len, "%s+0x%" PRIx64, sf->names + c->name,
+		     vaddr - c->start);
 	return n < 0 || (size_t)n >= len ? -ERANGE : 0;
+}
+
+static bool symfile_is(const struct symfile *sf, const struct stat *st)
+{
+	return sf->dev == st->st_dev && sf->ino == st->st_ino &&
+	       sf->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       sf->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       sf->size == st->st_size;
+}
+
+/* Under symcache_lock: the entry for @st, or NULL. */
+static struct symfile *symcache_find(const struct stat *st)
+{
+	int i;
+
+	for (i = 0; i < SYMCACHE_FILES; i++)
+		if (symcache[i] && symfile_is(symcache[i], st))
+			return symcache[i];
+	return NULL;
+}
+
+/* Under symcache_lock: keep @sf, evicting the least recently used. */
+static void symcache_insert(struct symfile *sf)
+{
+	int i, victim = 0;
+
+	for (i = 0; i < SYMCACHE_FILES; i++) {
+		if (!symcache[i]) {
+			victim = i;
+			break;
+		}
+		if (symcache[i]->used < symcache[victim]->used)
+			victim = i;
+	}
+	symfile_free(symcache[victim]);
+	symcache[victim] = sf;
+}
+
+void uprobe_symcache_flush(void)
+{
+	int i;
+
+	pthread_mutex_lock(&symcache_lock);
+	for (i = 0; i < SYMCACHE_FILES; i++) {
+		symfile_free(symcache[i]);
+		symcache[i] = NULL;
+	}
+	pthread_mutex_unlock(&symcache_lock);
+}
+
+/* Look @st up; 1 when it is not cached. */
+static int symcache_lookup(const struct stat *st, uint64_t file_offset,
+			   char *buf, size_t len)
+{
+	struct symfile *sf;
+	int err = 1;
+
+	pthread_mutex_lock(&symcache_lock);
+	sf = symcache_find(st);
+	if (sf) {
+		sf->used = ++symcache_clock;
+		err = symfile_lookup(sf, file_offset, buf, len);
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	return err;
 }
 
 int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		     size_t len)
 {
-	static const GElf_Word types[] = {SHT_SYMTAB, SHT_DYNSYM};
+	struct symfile *sf, *had;
 	struct uprobe_elf f;
-	struct symtab t;
-	struct best b;
-	GElf_Addr vaddr;
-	size_t i;
+	struct stat st;
 	int err;
 
 	if (!path || !buf || !len)
 		return -EINVAL;
+	if (stat(path, &st) < 0)
+		return -errno;
+	err = symcache_lookup(&st, file_offset, buf, len);
+	if (err <= 0)
+		return err;
+	/* parse outside the lock; the key is the file actually opened */
 	err = uprobe_elf_open(&f, path, NULL);
 	if (err)
 		return err;
-	err = off_to_vaddr(f.elf, file_offset, &vaddr);
-	for (i = 0; !err && i < 2; i++) {
-		err = symtab_load(f.elf, types[i], &t);
-		if (!err)
-			err = best_in_table(&t, vaddr, &b);
-		if (!err)
-			err = format_sym(&t, &b, vaddr, buf, len);
-		if (err == -ENOENT)
-			err = i == 0 ? 0 : -ENOENT;
-		else
-			break;
-	}
+	err = symfile_build(&f, &sf);
 	uprobe_elf_close(&f);
+	if (err)
+		return err;
+	pthread_mutex_lock(&symcache_lock);
+	had = symcache_find(&(struct stat){.st_dev = sf->dev,
+					   .st_ino = sf->ino,
+					   .st_mtim = sf->mtime,
+					   .st_size = sf->size});
+	if (had) { /* another thread was quicker */
+		symfile_free(sf);
+		sf = had;
+	} else {
+		symcache_insert(sf);
+	}
+	sf->used = ++symcache_clock;
+	err = symfile_lookup(sf, file_offset, buf, len);
+	pthread_mutex_unlock(&symcache_lock);
 	return err;
 }

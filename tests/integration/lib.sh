@@ -127,17 +127,48 @@ bl_tracefs() {
 	echo /sys/kernel/tracing
 }
 
-bl_cleanup() {
-	local name pid i
-	for name in "${!MKL_PID[@]}"; do
-		pid=${MKL_PID[$name]}
-		kill "$pid" 2>/dev/null
+# Sanitizer builds (scripts/test.sh's build-asan): report everything, and
+# let the daemon's report reach its log (bl_san_check reads it).
+: "${ASAN_OPTIONS:=detect_leaks=1:abort_on_error=0:halt_on_error=1}"
+: "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=0}"
+export ASAN_OPTIONS UBSAN_OPTIONS
+# Logs that must hold no sanitizer report; tests may append their own.
+BL_SAN_LOGS=()
+
+# bl_san_check: print every sanitizer report in the daemon's and mklinks'
+# stderr (and BL_SAN_LOGS); return 1 if there is one.
+bl_san_check() {
+	local f bad=0
+	[ -n "$WORK" ] || return 0
+	for f in "$WORK/daemon.log" "$WORK"/mkl.*.err "${BL_SAN_LOGS[@]}"; do
+		[ -f "$f" ] || continue
+		if grep -qE 'ERROR: AddressSanitizer|LeakSanitizer|runtime error:' \
+			"$f"; then
+			echo "FAIL: sanitizer report in $f:" >&2
+			grep -E -A 40 'ERROR: AddressSanitizer|LeakSanitizer|runtime error:' \
+				"$f" | head -n 200 >&2
+			bad=1
+		fi
 	done
+	return $bad
+}
+
+# bl_stop_daemon: unmount and wait (BL_EXIT_WAIT s, default 60) until the
+# daemon has exited by itself, so that its exit path, and LeakSanitizer in
+# a sanitizer build, run; only then SIGTERM, and SIGKILL after 10 s more.
+bl_stop_daemon() {
+	local i
 	if [ -n "$MNT" ] && mountpoint -q "$MNT" 2>/dev/null; then
 		fusermount3 -u "$MNT" 2>/dev/null ||
 			fusermount3 -uz "$MNT" 2>/dev/null
 	fi
-	if [ -n "$BL_DAEMON_PID" ] && kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
+	[ -n "$BL_DAEMON_PID" ] || return 0
+	for i in $(seq $((${BL_EXIT_WAIT:-60} * 10))); do
+		kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
+		echo "note: bpflinkfs did not exit after the unmount; SIGTERM" >&2
 		kill "$BL_DAEMON_PID" 2>/dev/null
 		for i in $(seq 100); do
 			kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
@@ -145,7 +176,26 @@ bl_cleanup() {
 		done
 		kill -9 "$BL_DAEMON_PID" 2>/dev/null
 	fi
+	wait "$BL_DAEMON_PID" 2>/dev/null
+	BL_DAEMON_PID=
+}
+
+# bl_cleanup: stop mklinks and the daemon, remove MNT and WORK. A sanitizer
+# report in their logs fails the test: then WORK is kept and this exits 1
+# (so a trap that calls bl_cleanup should do its own steps first).
+bl_cleanup() {
+	local name pid
+	for name in "${!MKL_PID[@]}"; do
+		pid=${MKL_PID[$name]}
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	bl_stop_daemon
 	[ -n "$MNT" ] && rmdir "$MNT" 2>/dev/null
+	if ! bl_san_check; then
+		[ -n "$WORK" ] && echo "(logs kept in $WORK)" >&2
+		exit 1
+	fi
 	[ -n "$WORK" ] && rm -rf "$WORK"
 	return 0
 }
@@ -164,7 +214,9 @@ bl_setup() {
 bl_mount() {
 	local i
 	MNT=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX) || die "mktemp"
-	"$BPFLINKFS" "$MNT" -f "$@" 2>"$WORK/daemon.log" &
+	# appended: an earlier daemon's sanitizer report must stay for
+	# bl_san_check
+	"$BPFLINKFS" "$MNT" -f "$@" 2>>"$WORK/daemon.log" &
 	BL_DAEMON_PID=$!
 	for i in $(seq 100); do
 		if mountpoint -q "$MNT"; then

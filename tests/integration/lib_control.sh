@@ -8,16 +8,21 @@
 ctl_write() {
 	timeout 30 python3 - "$MNT/control" "$1" <<'EOF'
 import errno, os, sys
+def name(e):
+    # ENOTSUP and EOPNOTSUPP are one number on Linux; DESIGN says the latter
+    if e == errno.EOPNOTSUPP:
+        return "EOPNOTSUPP"
+    return errno.errorcode.get(e, str(e))
 fd = os.open(sys.argv[1], os.O_WRONLY)
 r = "OK"
 try:
     os.write(fd, os.fsencode(sys.argv[2]))
 except OSError as e:
-    r = errno.errorcode.get(e.errno, str(e.errno))
+    r = name(e.errno)
 try:
     os.close(fd)
 except OSError as e:
-    r += " close:" + errno.errorcode.get(e.errno, str(e.errno))
+    r += " close:" + name(e.errno)
 print(r)
 EOF
 	[ $? -eq 124 ] && fail "hang (30 s) writing to control"
@@ -118,4 +123,55 @@ assert_errno() {
 # owned_listing: `cat MNT/control` on a fresh handle.
 owned_listing() {
 	t cat "$MNT/control"
+}
+
+# errlog_entries: parse MNT/error_log; print one line per entry,
+# SECS<TAB>ENAME<TAB>LINE<TAB>CARET_COLUMN<TAB>COMMAND<TAB>MESSAGE, where
+# CARET_COLUMN is 0-based in COMMAND. Exits 1 (with the reason on stderr)
+# if an entry is not in the format of DESIGN.md 3.5.
+errlog_entries() {
+	timeout 15 cat "$MNT/error_log" >"$WORK/errlog" || return 1
+	python3 - "$WORK/errlog" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+if lines and not lines.endswith("\n"):
+    sys.exit("error_log does not end with a newline")
+lines = lines.splitlines()
+if len(lines) % 3:
+    sys.exit("error_log has %d lines, not 3 per entry" % len(lines))
+head = re.compile(r"^\[(\d+\.\d{6})\] (E[A-Z0-9]+|warning): line (\d+): (.+)$")
+for i in range(0, len(lines), 3):
+    h, c, k = lines[i:i + 3]
+    m = head.match(h)
+    if not m:
+        sys.exit("bad entry head line: %r" % h)
+    if not c.startswith("  Command: "):
+        sys.exit("bad Command line: %r" % c)
+    if not re.match(r"^ *\^$", k):
+        sys.exit("bad caret line: %r" % k)
+    col = len(k) - 1 - len("  Command: ")
+    if col < 0:
+        sys.exit("caret left of the command: %r" % k)
+    print("\t".join([m.group(1), m.group(2), m.group(3), str(col),
+                     c[len("  Command: "):], m.group(4)]))
+PY
+}
+
+# daemon_prog_ids: ids of the BPF programs the daemon holds (fdinfo).
+daemon_prog_ids() {
+	local f
+	for f in /proc/"$BL_DAEMON_PID"/fdinfo/*; do
+		sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
+	done | sort -nu
+}
+
+# links_of_progs PROG_ID...: ids of host links running one of the programs
+# (bpftool), sorted.
+links_of_progs() {
+	bpftool link show -j | python3 -c '
+import json, sys
+progs = set(int(p) for p in sys.argv[1:])
+for l in json.load(sys.stdin):
+    if l.get("prog_id") in progs:
+        print(l["id"])' "$@" | sort -n
 }
