@@ -66,6 +66,8 @@ static int dir_take(const char *dir)
 	if (err) {
 		fprintf(stderr, "bpflinkfs: pin_dir %s: %s\n", dir,
 			err == -EINVAL ? "must be an absolute path" :
+			err == -EPERM && strchr(dir, '.') ?
+					 "bpffs refuses names with a '.'" :
 					 strerror(-err));
 		return err;
 	}
