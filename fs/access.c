@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bpflinkfs.h"
 
@@ -34,16 +35,22 @@ int sysctl_read_int(const char *path, int *value)
 	return n == 1 ? 0 : -EINVAL;
 }
 
-/* Capabilities count only in the initial user namespace. */
+/*
+ * Capabilities count only in the initial user namespace, whose inode
+ * number is fixed (PROC_USER_INIT_INO, include/linux/proc_ns.h). readlink
+ * works where stat of another process's /proc/PID/ns/user may not.
+ */
 static bool in_initial_userns(pid_t pid)
 {
-	char path[64];
-	struct stat self, init;
+	char path[64], link[64];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (stat(path, &self) || stat("/proc/1/ns/user", &init))
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
 		return false;
-	return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+	link[n] = '\0';
+	return strcmp(link, "user:[4026531837]") == 0;
 }
 
 static bool pid_has_cap(pid_t pid, int cap)

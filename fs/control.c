@@ -302,7 +302,8 @@ ssize_t control_read(struct control_handle *h, char *buf, size_t size,
 	if (h->wrote) {
 		n = h->out_len - h->out_pos;
 		n = n < size ? n : size;
-		memcpy(buf, h->out + h->out_pos, n);
+		if (n)
+			memcpy(buf, h->out + h->out_pos, n);
 		h->out_pos += n;
 	} else {
 		if (!h->listing || off == 0) {
@@ -315,7 +316,8 @@ ssize_t control_read(struct control_handle *h, char *buf, size_t size,
 		}
 		n = (size_t)off >= h->listing_len ? 0 : h->listing_len - off;
 		n = n < size ? n : size;
-		memcpy(buf, h->listing + off, n);
+		if (n)
+			memcpy(buf, h->listing + off, n);
 	}
 	pthread_mutex_unlock(&h->lock);
 	return n;

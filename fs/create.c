@@ -276,6 +276,28 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 	return err;
 }
 
+/* ENOENT for a tracepoint: caret under the category, or under the name
+ * when the category exists in tracefs. */
+static void tracepoint_column(const struct probe_spec *p, const char *line,
+			      size_t len, struct create_error *ce)
+{
+	char path[PATH_MAX + 64];
+	size_t cat_col, name_col;
+
+	uprobe_columns(line, len, &cat_col, &name_col);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", p->path);
+	if (access(path, F_OK)) {
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/debug/tracing/events/%s", p->path);
+		if (access(path, F_OK) &&
+		    access("/sys/kernel/tracing/events", F_OK) == 0) {
+			ce->column = cat_col;
+			return;
+		}
+	}
+	ce->column = name_col;
+}
+
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct create_error *ce)
 {
@@ -313,6 +335,8 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		if (!err)
 			err = link_one(p, ut, cpus[i], spec, ce,
 				       &made->ids[made->len]);
+		if (err == -ENOENT && p->kind == PROBE_TRACEPOINT)
+			tracepoint_column(p, line, len, ce);
 		if (!err)
 			made->len = before + 1;
 	}

@@ -2,6 +2,7 @@
 /* bpflinkfs: BPF perf-event links as a file system. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,9 @@ out_signals:
 	fuse_remove_signal_handlers(se);
 out_destroy:
 	fuse_session_destroy(se);
+	/* the loop returns the signal that stopped it: a clean stop */
+	if (err == SIGTERM || err == SIGINT || err == SIGHUP)
+		err = 0;
 	return err ? 1 : 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpflinkfs.h"
@@ -284,6 +285,24 @@ static void closing_unlink(struct dying_link *d)
 		}
 }
 
+/*
+ * Another process may still hold the link through GET_FD_BY_ID (bpftool,
+ * a reader): keep the id hidden, and its slot taken, until the kernel lets
+ * go (5 s at most).
+ */
+static void wait_released(__u32 id)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	__u32 next;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (link_next_id(id - 1, &next) || next != id)
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
 static void *reaper_main(void *arg)
 {
 	for (;;) {
@@ -305,6 +324,7 @@ static void *reaper_main(void *arg)
 			close(d->fd);
 		if (pin_enabled())
 			pin_unlink(d->id);
+		wait_released(d->id);
 		if (d->slot > 0 && daemon_state.counter)
 			counter_slot_free(daemon_state.counter, d->slot);
 		pthread_mutex_lock(&lock);

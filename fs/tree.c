@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bpflinkfs.h"
+#include "handles.h"
 #include "tree.h"
 
 #define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
@@ -248,6 +249,23 @@ static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
 	return err;
 }
 
+static void open_dir_free(void *obj)
+{
+	struct open_dir *d = obj;
+
+	free(d->entries);
+	free(d);
+}
+
+static void open_file_free(void *obj)
+{
+	struct open_file *of = obj;
+
+	control_release(of->control);
+	free(of->buf);
+	free(of);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -272,7 +290,12 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_err(req, -err);
 		return;
 	}
-	fi->fh = (uintptr_t)d;
+	fi->fh = handle_new(d, open_dir_free);
+	if (!fi->fh) {
+		open_dir_free(d);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	fi->cache_readdir = 0;
 	fuse_reply_open(req, fi);
 }
@@ -280,13 +303,15 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
-	struct open_dir *d = (struct open_dir *)(uintptr_t)fi->fh;
-	char *buf = malloc(size);
+	struct open_dir *d = handle_get(fi->fh);
+	char *buf = d ? malloc(size) : NULL;
 	size_t used = 0;
 	struct stat st;
 
 	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+		if (d)
+			handle_put(fi->fh);
+		fuse_reply_err(req, d ? ENOMEM : EBADF);
 		return;
 	}
 	for (; off >= 0 && (size_t)off < d->len; off++) {
@@ -303,15 +328,13 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fuse_reply_buf(req, buf, used);
 	free(buf);
+	handle_put(fi->fh);
 }
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
-	struct open_dir *d = (struct open_dir *)(uintptr_t)fi->fh;
-
-	free(d->entries);
-	free(d);
+	handle_close(fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -336,7 +359,8 @@ static struct open_file *root_file_open(fuse_req_t req, size_t rf,
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
 	} else {
-		r.sees_addrs = reader_may_see_addrs(ctx->pid);
+		r.sees_addrs = (rf == RF_LINKS || rf == RF_JSON) &&
+			       reader_may_see_addrs(ctx->pid);
 		of->buf = root_files[rf].render(&r, &of->len);
 		*err = of->buf ? 0 : -errno;
 	}
@@ -364,7 +388,9 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (!*err)
 		*err = link_view_load(INO_ID(ino), v);
 	if (!*err) {
-		r.sees_addrs = reader_may_see_addrs(fuse_req_ctx(req)->pid);
+		/* only addr depends on the reader: ask /proc only for it */
+		r.sees_addrs = link_files[idx].flags & LF_READER &&
+			       reader_may_see_addrs(fuse_req_ctx(req)->pid);
 		v->reader = &r;
 		of->buf = malloc(2 * PATH_MAX);
 		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX) :
@@ -401,7 +427,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -err);
 		return;
 	}
-	fi->fh = (uintptr_t)of;
+	fi->fh = handle_new(of, open_file_free);
+	if (!fi->fh) {
+		open_file_free(of);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	fi->keep_cache = 0;
 	fuse_reply_open(req, fi);
 }
@@ -409,10 +440,14 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	struct open_file *of = handle_get(fi->fh);
 	ssize_t n;
 	char *buf;
 
+	if (!of) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
 	if (of->control) {
 		buf = malloc(size ? size : 1);
 		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
@@ -421,23 +456,24 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		else
 			fuse_reply_buf(req, buf, n);
 		free(buf);
-		return;
-	}
-	if (of->error_log || off < 0 || (size_t)off >= of->len) {
+	} else if (of->error_log || off < 0 || (size_t)off >= of->len) {
 		fuse_reply_buf(req, NULL, 0);
-		return;
+	} else {
+		n = of->len - off < size ? of->len - off : size;
+		fuse_reply_buf(req, of->buf + off, n);
 	}
-	n = of->len - off < size ? of->len - off : size;
-	fuse_reply_buf(req, of->buf + off, n);
+	handle_put(fi->fh);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
-	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	struct open_file *of = handle_get(fi->fh);
 	ssize_t n;
 
-	if (of->control) {
+	if (!of) {
+		n = -EBADF;
+	} else if (of->control) {
 		n = control_write(of->control, data, size,
 				  fuse_req_ctx(req)->pid);
 	} else if (of->error_log) {
@@ -449,6 +485,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 	} else {
 		n = -EACCES;
 	}
+	if (of)
+		handle_put(fi->fh);
 	if (n < 0)
 		fuse_reply_err(req, -n);
 	else
@@ -457,22 +495,20 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	struct open_file *of = handle_get(fi->fh);
 	int err = 0;
 
-	if (of->control)
+	if (of && of->control)
 		err = control_flush(of->control, fuse_req_ctx(req)->pid);
+	if (of)
+		handle_put(fi->fh);
 	fuse_reply_err(req, -err);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
-
-	control_release(of->control);
-	free(of->buf);
-	free(of);
+	handle_close(fi->fh);
 	fuse_reply_err(req, 0);
 }
 

@@ -4,7 +4,9 @@
 # Build bpflinkfs and run every test: ./scripts/test.sh (as root; without root
 # the tests that need it are skipped). Steps: scripts/deps.sh, meson setup
 # (first time only), ninja, the meson suites unit and integration, then the
-# fuzzers (tests/fuzz/run.sh, FUZZ_SECONDS each, default 60).
+# same suites on a sanitizer build (build-asan: ASan + UBSan; a sanitizer
+# report in a test or in the daemon's log fails it; ASAN=0 skips this),
+# then the fuzzers (tests/fuzz/run.sh, FUZZ_SECONDS each, default 60).
 #
 # A test that exits 77 counts as skipped (meson's rule), not failed.
 # Exit status: 0 if every step passed, 1 otherwise.
@@ -13,13 +15,14 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
+ASAN_BUILD=$ROOT/build-asan
 FUZZ_DIR=$BUILD/fuzz
 export FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 
 cd "$ROOT" || exit 1
 
 declare -A RESULT=()
-STEPS=(deps setup build tests fuzz)
+STEPS=(deps setup build tests asan fuzz)
 FAILED=0
 
 # step NAME CMD...: run CMD, record ok or FAIL for NAME.
@@ -45,24 +48,53 @@ setup_build() {
 	meson setup "$BUILD"
 }
 
-# Run the suites; keep meson's exit status and pick out its summary counts.
+# Run the suites of build dir $1; keep meson's exit status and pick out its
+# summary counts.
 TEST_LOG=$(mktemp)
-trap 'rm -f "$TEST_LOG"' EXIT
+ASAN_LOG=$(mktemp)
+trap 'rm -f "$TEST_LOG" "$ASAN_LOG"' EXIT
 run_tests() {
 	local rc
 
-	meson test -C "$BUILD" --print-errorlogs --suite unit \
-		--suite integration 2>&1 | tee "$TEST_LOG"
+	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit \
+		--suite integration 2>&1 | tee "${2:-$TEST_LOG}"
 	rc=${PIPESTATUS[0]}
 	return "$rc"
 }
 
+# The sanitizer build: its own build dir, the same suites. The unit tests
+# halt on a report (exit 1); the integration tests' cleanup (lib.sh)
+# fails a test whose daemon or mklinks logged one. Timeouts are doubled,
+# since ASan makes everything slower.
+run_asan() {
+	local rc=0
+
+	if [ ! -f "$ASAN_BUILD/meson-private/coredata.dat" ]; then
+		meson setup "$ASAN_BUILD" -Db_sanitize=address,undefined \
+			-Db_lundef=false || return 1
+	fi
+	ninja -C "$ASAN_BUILD" || return 1
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 \
+		meson test -C "$ASAN_BUILD" --print-errorlogs --suite unit \
+		--suite integration --timeout-multiplier 2 2>&1 |
+		tee "$ASAN_LOG"
+	rc=${PIPESTATUS[0]}
+	# a unit test that only printed a UBSan report still exited 0
+	if grep -qE 'ERROR: AddressSanitizer|LeakSanitizer|runtime error:' \
+		"$ASAN_BUILD/meson-logs/testlog.txt"; then
+		echo "sanitizer reports in $ASAN_BUILD/meson-logs/testlog.txt"
+		rc=1
+	fi
+	return "$rc"
+}
+
 test_counts() {
-	local key n out=""
+	local key n out="" log=${1:-$TEST_LOG}
 
 	for key in Ok Fail Skipped Timeout; do
 		n=$(awk -v k="$key:" '$1 == k && $2 ~ /^[0-9]+$/ { n = $2 }
-			END { print n }' "$TEST_LOG")
+			END { print n }' "$log")
 		[ -n "$n" ] && out+="${out:+, }$key $n"
 	done
 	printf '%s' "$out"
@@ -84,6 +116,13 @@ if step deps bash scripts/deps.sh &&
 	step tests run_tests
 	counts=$(test_counts)
 	[ -n "$counts" ] && RESULT[tests]+=" ($counts)"
+	if [ "${ASAN:-1}" != 0 ]; then
+		step asan run_asan
+		counts=$(test_counts "$ASAN_LOG")
+		[ -n "$counts" ] && RESULT[asan]+=" ($counts)"
+	else
+		RESULT[asan]="skipped (ASAN=0)"
+	fi
 	if [ -f tests/fuzz/run.sh ]; then
 		if step fuzz run_fuzz; then
 			RESULT[fuzz]+=" (FUZZ_SECONDS=$FUZZ_SECONDS each)"

@@ -72,5 +72,6 @@ fuzz() {
 
 # One line per target.
 fuzz parse fs/parse.c bpf/perf_names.c
+fuzz write fs/control.c fs/parse.c bpf/perf_names.c
 
 exit $failed

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kallsyms rule for kprobe addr (fs/access.c) against the kernel's
+ * kallsyms_show_value() (kernel/ksyms_common.c, formerly kernel/kallsyms.c):
+ *
+ *   kptr_restrict 0: shown if perf_event_paranoid <= 1, else as for 1
+ *   kptr_restrict 1: shown with CAP_SYSLOG in the initial user namespace
+ *   anything else:   never
+ *
+ * The table below was written from that function's text, not from the
+ * code under test. Then reader_may_see_addrs() is checked on real
+ * processes: this one, a child that dropped CAP_SYSLOG with capset(2), a
+ * child with all capabilities in a new user namespace (which do not count),
+ * and pid 0; the expected answers come from the kernel's sysctls and
+ * capget(2), never from fs/access.c.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "bpflinkfs.h"
+
+static int failures, checked;
+
+static const struct {
+	int kptr_restrict, paranoid;
+	bool cap_syslog, shown;
+} cases[] = {
+	/* kptr_restrict 0: paranoid <= 1 shows to all */
+	{ 0, -1, false, true },	 { 0, -1, true, true },
+	{ 0, 0, false, true },	 { 0, 0, true, true },
+	{ 0, 1, false, true },	 { 0, 1, true, true },
+	/* ... else falls through to the CAP_SYSLOG check */
+	{ 0, 2, false, false },	 { 0, 2, true, true },
+	{ 0, 3, false, false },	 { 0, 3, true, true },
+	{ 0, 4, false, false },	 { 0, 4, true, true },
+	/* kptr_restrict 1: CAP_SYSLOG only, whatever paranoid says */
+	{ 1, -1, false, false }, { 1, -1, true, true },
+	{ 1, 0, false, false },	 { 1, 0, true, true },
+	{ 1, 1, false, false },	 { 1, 1, true, true },
+	{ 1, 2, false, false },	 { 1, 2, true, true },
+	{ 1, 4, false, false },	 { 1, 4, true, true },
+	/* kptr_restrict 2 (and any other value): never */
+	{ 2, -1, false, false }, { 2, -1, true, false },
+	{ 2, 0, false, false },	 { 2, 0, true, false },
+	{ 2, 1, false, false },	 { 2, 1, true, false },
+	{ 2, 2, false, false },	 { 2, 2, true, false },
+	{ 3, -1, true, false },	 { -1, -1, true, false },
+};
+
+static void expect(bool got, bool want, const char *what)
+{
+	checked++;
+	if (got == want)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL: %s: expected %s, got %s\n", what,
+		want ? "shown" : "hidden", got ? "shown" : "hidden");
+}
+
+static void check_table(void)
+{
+	char what[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what),
+			 "kptr_restrict=%d perf_event_paranoid=%d cap_syslog=%d",
+			 cases[i].kptr_restrict, cases[i].paranoid,
+			 cases[i].cap_syslog);
+		expect(reader_sees_kernel_addrs(cases[i].kptr_restrict,
+						cases[i].paranoid,
+						cases[i].cap_syslog),
+		       cases[i].shown, what);
+	}
+}
+
+/* The rule as the kernel states it, for the live-process checks. */
+static bool kernel_rule(int kptr, int paranoid, bool cap)
+{
+	if (kptr == 0 && paranoid <= 1)
+		return true;
+	return (kptr == 0 || kptr == 1) && cap;
+}
+
+static int read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = 0;
+
+	if (!f || fscanf(f, "%d", &v) != 1) {
+		fprintf(stderr, "cannot read %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	return v;
+}
+
+/* PROC_USER_INIT_INO (include/linux/proc_ns.h): init_user_ns's inode */
+#define USER_INIT_INO 0xEFFFFFFDu
+
+static bool self_in_initial_userns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/user", &st) == 0 &&
+	       st.st_ino == USER_INIT_INO;
+}
+
+/* CAP_SYSLOG in the effective set, which counts in the initial namespace */
+static bool self_has_cap_syslog(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_SYSLOG / 32].effective & (1u << (CAP_SYSLOG % 32));
+}
+
+static bool drop_cap_syslog(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	data[CAP_SYSLOG / 32].effective &= ~(1u << (CAP_SYSLOG % 32));
+	return syscall(SYS_capset, &hdr, data) == 0 && !self_has_cap_syslog();
+}
+
+/*
+ * A child that prepares itself (@how: 0 drop CAP_SYSLOG, 1 new user
+ * namespace), reports through a pipe and waits to be killed.
+ * Return: its pid, or -1 when the preparation was not possible here.
+ */
+static pid_t child(int how)
+{
+	int p[2];
+	char ok = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		ok = how == 0 ? drop_cap_syslog() :
+				(unshare(CLONE_NEWUSER) == 0 &&
+				 self_has_cap_syslog() &&
+				 !self_in_initial_userns());
+		if (write(p[1], &ok, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &ok, 1) != 1 || !ok) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+static void check_process(int how, int kptr, int paranoid, const char *what)
+{
+	pid_t pid = child(how);
+
+	if (pid < 0) {
+		printf("skip: %s (not possible here)\n", what);
+		return;
+	}
+	expect(reader_may_see_addrs(pid), kernel_rule(kptr, paranoid, false),
+	       what);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void check_live(void)
+{
+	int kptr = read_sysctl("/proc/sys/kernel/kptr_restrict");
+	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+	bool cap = self_has_cap_syslog() && self_in_initial_userns();
+
+	printf("host: kptr_restrict=%d perf_event_paranoid=%d, this process"
+	       " %s CAP_SYSLOG\n", kptr, paranoid, cap ? "has" : "lacks");
+	expect(reader_may_see_addrs(getpid()), kernel_rule(kptr, paranoid, cap),
+	       "this process");
+	expect(reader_may_see_addrs(0), kernel_rule(kptr, paranoid, false),
+	       "pid 0 (another pid namespace)");
+	/* a pid that does not exist: no status to read, so unprivileged */
+	expect(reader_may_see_addrs(0x3fffffff),
+	       kernel_rule(kptr, paranoid, false), "a pid that does not exist");
+	if (cap) {
+		check_process(0, kptr, paranoid, "a child without CAP_SYSLOG");
+		check_process(1, kptr, paranoid,
+			      "a child with CAP_SYSLOG in a new user namespace");
+	}
+}
+
+int main(void)
+{
+	check_table();
+	check_live();
+	if (failures) {
+		printf("%d of %d checks failed\n", failures, checked);
+		return 1;
+	}
+	printf("all %d checks passed\n", checked);
+	return 0;
+}
