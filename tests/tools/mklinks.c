@@ -4,7 +4,7 @@
  * integration tests can compare what bpflinkfs shows against links whose
  * every property the test chose itself.
  *
- * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] SPEC...
+ * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] SPEC...
  *   uprobe:PATH:0xOFFSET:COOKIE       uretprobe:PATH:0xOFFSET:COOKIE
  *   tracepoint:CATEGORY:NAME:COOKIE   software:CONFIG:CPU:COOKIE
  *
@@ -12,7 +12,9 @@
  * (cpu-clock, task-clock, ...). CPU -1 means "this process on any CPU".
  * --ref-ctr gives the reference counter (USDT semaphore) file offset of
  * the next uprobe spec only. PATH is everything between the first colon
- * and the last two, so it may hold colons.
+ * and the last two, so it may hold colons. --keep-perf-fd keeps each perf
+ * event fd open next to its link, as libbpf-made links do (the kernel's
+ * BPF_TASK_FD_QUERY answers for such an fd).
  *
  * Output, one tab-separated line per link, in the order of the specs:
  *   ID TYPE NAME OFFSET COOKIE PROG_ID
@@ -49,6 +51,8 @@ struct spec {
 	int cpu;
 	uint64_t cookie;
 };
+
+static int keep_perf_fd; /* --keep-perf-fd */
 
 static const char *const sw_names[] = {
 	"cpu-clock",	    "task-clock",   "page-faults",  "context-switches",
@@ -291,7 +295,8 @@ static int make_link(const struct spec *sp, const char *arg)
 	if (link_fd < 0)
 		die("bpf_link_create", arg, -link_fd);
 	/* the link holds the event and the program now */
-	close(perf_fd);
+	if (!keep_perf_fd)
+		close(perf_fd);
 	memset(&info, 0, sizeof(info));
 	memset(&pinfo, 0, sizeof(pinfo));
 	err = bpf_obj_get_info_by_fd(link_fd, &info, &len);
@@ -347,6 +352,7 @@ int main(int argc, char **argv)
 	const char *pin_dir = NULL;
 	uint64_t ref_ctr = 0;
 	struct spec sp;
+	char *copy;
 	int i, fd, nlinks = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -359,22 +365,28 @@ int main(int argc, char **argv)
 				die("bad --ref-ctr", argv[i], EINVAL);
 			continue;
 		}
+		if (!strcmp(argv[i], "--keep-perf-fd")) {
+			keep_perf_fd = 1;
+			continue;
+		}
 		memset(&sp, 0, sizeof(sp));
-		sp.name = strdup(argv[i]);
-		if (!sp.name || parse_spec(sp.name, &sp))
+		copy = strdup(argv[i]);
+		sp.name = copy;
+		if (!copy || parse_spec(copy, &sp))
 			die("bad spec", argv[i], EINVAL);
 		if (ref_ctr && sp.kind != K_UPROBE && sp.kind != K_URETPROBE)
 			die("--ref-ctr needs a uprobe spec", argv[i], EINVAL);
 		sp.ref_ctr = ref_ctr;
 		ref_ctr = 0;
 		fd = make_link(&sp, argv[i]);
+		free(copy); /* sp points into it; make_link() keeps nothing */
 		if (pin_dir)
 			pin_link(fd, pin_dir);
 		nlinks++;
 	}
 	if (!nlinks) {
 		fprintf(stderr, "usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] "
-				"SPEC...\n");
+				"[--keep-perf-fd] SPEC...\n");
 		return 2;
 	}
 	printf("ready\n");
