@@ -60,26 +60,36 @@ static void usage(const char *prog)
 	       prog);
 }
 
-/* mount.fuse3 passes "SOURCE MOUNTPOINT": drop SOURCE when two remain. */
-static void drop_source(int *argc, char **argv)
+/*
+ * mount.fuse3 passes "SOURCE MOUNTPOINT": drop SOURCE when two remain.
+ * Return: the mountpoint argument, or NULL; *wants_info when -h or -V.
+ */
+static const char *drop_source(int *argc, char **argv, bool *wants_info)
 {
-	int i, first = -1, plain = 0;
+	int i, first = -1, plain = 0, last = -1;
 
+	*wants_info = false;
 	for (i = 1; i < *argc; i++) {
 		if (strcmp(argv[i], "-o") == 0) {
 			i++;
 			continue;
 		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
+		    !strcmp(argv[i], "-V") || !strcmp(argv[i], "--version"))
+			*wants_info = true;
 		if (argv[i][0] == '-')
 			continue;
 		if (plain++ == 0)
 			first = i;
+		last = i;
 	}
-	if (plain != 2)
-		return;
-	memmove(&argv[first], &argv[first + 1],
-		(*argc - first) * sizeof(*argv));
-	(*argc)--;
+	if (plain == 2) {
+		memmove(&argv[first], &argv[first + 1],
+			(*argc - first) * sizeof(*argv));
+		(*argc)--;
+		last--;
+	}
+	return plain >= 1 && plain <= 2 ? argv[last] : NULL;
 }
 
 /* "uid=N", "gid=N", "umask=OCTAL": 0 (consumed) or -1 (bad value) */
@@ -164,7 +174,8 @@ static int check_prerequisites(const char *mnt)
 		return -ENOENT;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory\n",
+		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory: "
+				"mount on a directory (mkdir -p DIR)\n",
 			mnt);
 		return -ENOTDIR;
 	}
@@ -300,9 +311,14 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
 		FUSE_OPT_END
 	};
+	const char *mnt;
+	bool wants_info;
 	int ret;
 
-	drop_source(&argc, argv);
+	mnt = drop_source(&argc, argv, &wants_info);
+	/* before libfuse, which only says "bad mount point" */
+	if (!wants_info && mnt && check_prerequisites(mnt))
+		return 1;
 	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&args, NULL, opts, opt_proc) ||
 	    fuse_parse_cmdline(&args, &o)) {
@@ -323,7 +339,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	daemon_state.foreground = o.foreground;
-	if (check_prerequisites(o.mountpoint) || daemon_setup())
+	if (daemon_setup())
 		return 1;
 	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
 	if (daemon_state.allow_other)

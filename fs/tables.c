@@ -81,18 +81,21 @@ static char *sbuf_finish(struct sbuf *s, size_t *len)
 /* A tab, newline or backslash inside a table value: \t, \n, \\ */
 static void put_table_value(struct sbuf *s, const char *v, size_t n)
 {
-	size_t i;
+	size_t i, run = 0;
 
 	for (i = 0; i < n; i++) {
-		if (v[i] == '\t')
-			sbuf_put(s, "\\t", 2);
-		else if (v[i] == '\n')
-			sbuf_put(s, "\\n", 2);
-		else if (v[i] == '\\')
-			sbuf_put(s, "\\\\", 2);
-		else
-			sbuf_put(s, &v[i], 1);
+		const char *esc = v[i] == '\t' ? "\\t" :
+				  v[i] == '\n' ? "\\n" :
+				  v[i] == '\\' ? "\\\\" :
+						  NULL;
+
+		if (!esc)
+			continue;
+		sbuf_put(s, v + run, i - run);
+		sbuf_put(s, esc, 2);
+		run = i + 1;
 	}
+	sbuf_put(s, v + run, n - run);
 }
 
 /* Length of the valid UTF-8 sequence at @p, or 0. */
@@ -124,13 +127,24 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
+/* Plain printable ASCII needs no escape: the common case, copied in runs */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 static void put_json_string(struct sbuf *s, const char *v, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)v;
-	size_t i = 0, l;
+	size_t i = 0, run, l;
 
 	sbuf_put(s, "\"", 1);
 	while (i < n) {
+		for (run = i; i < n && json_plain(p[i]); i++)
+			;
+		sbuf_put(s, v + run, i - run);
+		if (i == n)
+			break;
 		if (p[i] == '"' || p[i] == '\\') {
 			sbuf_printf(s, "\\%c", p[i]);
 			i++;
@@ -199,7 +213,9 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 		if (link_files[i].json == JSON_NONE ||
 		    !value_of(i, v, buf, len, &n))
 			continue;
-		sbuf_printf(s, ",\"%s\":", link_files[i].name);
+		sbuf_put(s, ",\"", 2);
+		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
+		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
 			sbuf_put(s, buf, n);
 		else

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Helpers for the lifecycle tests (source after lib.sh and lib_control.sh):
 # start and stop the daemon on a mountpoint of the test's choosing, and make
 # owned and foreign links whose ids come from the kernel (bpftool).

@@ -48,9 +48,11 @@ for line in open(sys.argv[1]):
     if not m:
         continue
     if m.group(1) == "-o":
-        n = re.match(r"\s+-o\s+([a-z][a-z0-9_]*)\b", line)
-        if n:
-            out.add("o:" + n.group(1))
+        out.add("-o")
+        for opt in line.split()[1].split(","):
+            n = re.fullmatch(r"([a-z][a-z0-9_]*)(=.*)?", opt)
+            if n:
+                out.add("o:" + n.group(1))
         continue
     out.update(g for g in m.groups() if g)
 print("\n".join(sorted(out)))

@@ -95,7 +95,10 @@ still=$(lc_present $UPROBES | wc -l)
 echo "after -*: $(xargs <"$WORK/rm.out"); uprobes still in the kernel" \
 	"shortly after: $still of $N"
 val() { sed -n "s/^$1 //p" "$WORK/rm.out"; }
-below() { python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))' "$1" "$2"; }
+below() {
+	python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))' \
+		"$1" "$2"
+}
 below "$(val remove_s)" 1 && ok || fail "-* took $(val remove_s) s (limit 1)"
 below "$(val create_s)" 1 && ok ||
 	fail "a create during the release took $(val create_s) s (limit 1)"
@@ -109,7 +112,8 @@ t ls "$MNT" >"$WORK/root.ls" || fail "ls $MNT"
 assert_eq "removed ids still listed in ls" "" \
 	"$(grep -xF -f <(tr ' ' '\n' <<<"$UPROBES") "$WORK/root.ls" | xargs)"
 # shellcheck disable=SC2086
-left=$(wait_links_gone 15 $UPROBES) || fail "uprobes still in the kernel 15 s after -*: $left"
+left=$(wait_links_gone 15 $UPROBES) ||
+	fail "uprobes still in the kernel 15 s after -*: $left"
 
 # fusermount3 -u returns at once with N owned uprobes; the daemon exits
 # after releasing them.
