@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "attach.h"
+#include "linkinfo.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
 
@@ -381,24 +382,6 @@ static int prog_type_for(enum probe_kind kind, const char **name)
 	return -EINVAL;
 }
 
-/*
- * Whether @fd is a BPF program. BPF_OBJ_GET_INFO_BY_FD answers for maps
- * and links too (with their own info layout), so the object's kind comes
- * from its anon inode's name instead.
- */
-static bool is_prog_fd(int fd)
-{
-	char path[64], target[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:bpf-prog") == 0;
-}
-
 static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 		      size_t msglen)
 {
@@ -412,7 +395,7 @@ static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 		set_msg(msg, msglen, "unknown probe kind %d", (int)kind);
 		return want;
 	}
-	if (!is_prog_fd(fd)) {
+	if (!bpf_fd_is("bpf-prog", fd)) {
 		set_msg(msg, msglen, "%s is not a BPF program", path);
 		return -EINVAL;
 	}

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "counter.h"
+#include "linkinfo.h"
 #include "counter.skel.h"
 
 /*
@@ -124,23 +125,6 @@ int counter_open(struct counter **out, uint32_t slots)
 	return 0;
 }
 
-/*
- * BPF_OBJ_GET_INFO_BY_FD answers for programs and links too, in their own
- * layout, so the object's kind comes from its anon inode's name.
- */
-static bool is_map_fd(int fd)
-{
-	char path[64], target[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:bpf-map") == 0;
-}
-
 int counter_open_reuse(struct counter **out, int map_fd)
 {
 	struct bpf_map_info info;
@@ -148,7 +132,7 @@ int counter_open_reuse(struct counter **out, int map_fd)
 	struct counter *c;
 	int err;
 
-	if (!is_map_fd(map_fd))
+	if (!bpf_fd_is("bpf-map", map_fd))
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))

@@ -237,3 +237,17 @@ int link_type_read(__u32 id, __u32 *link_type)
 		*link_type = info.type;
 	return err;
 }
+
+bool bpf_fd_is(const char *kind, int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strncmp(target, "anon_inode:", 11) == 0 &&
+	       strcmp(target + 11, kind) == 0;
+}

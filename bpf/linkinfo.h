@@ -155,4 +155,12 @@ const char *perf_link_kind_name(enum perf_link_kind kind);
  */
 int link_type_read(__u32 id, __u32 *link_type);
 
+/**
+ * bpf_fd_is() - is @fd a BPF object of that kind?
+ * @kind: "bpf-prog", "bpf-map" or "bpf-link": the name of its anon inode.
+ *        BPF_OBJ_GET_INFO_BY_FD answers for every kind, each in its own
+ *        layout, so the kind comes from /proc/self/fd instead.
+ */
+bool bpf_fd_is(const char *kind, int fd);
+
 #endif
