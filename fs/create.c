@@ -100,6 +100,34 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
+/*
+ * A kprobe's address as the kernel resolves it: FUNC's address in
+ * /proc/kallsyms (the daemon, as root, sees it), plus the offset.
+ * Return: 0, or -ENOENT when FUNC is missing or not unique.
+ */
+static int kallsyms_addr(const char *module, const char *func, __u64 *addr)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], mod[128];
+	unsigned long long a;
+	int found = 0;
+	char type;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && found < 2) {
+		mod[0] = '\0';
+		if (sscanf(line, "%llx %c %255s [%127[^]]]", &a, &type, name,
+			   mod) < 3 ||
+		    strcmp(name, func) || (module[0] && strcmp(mod, module)))
+			continue;
+		*addr = a;
+		found++;
+	}
+	fclose(f);
+	return found == 1 && *addr ? 0 : -ENOENT;
+}
+
 /* Where the kernel has no perf link info (before 6.6), what we asked for. */
 static void fields_from_probe(const struct probe_spec *p,
 			      const struct perf_probe *pp, __u64 cookie,
@@ -122,6 +150,9 @@ static void fields_from_probe(const struct probe_spec *p,
 	f->event_type = pp->perf_type;
 	snprintf(f->name, sizeof(f->name), "%s",
 		 pp->target ? pp->target : pp->tp_name ? pp->tp_name : "");
+	if ((p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) &&
+	    kallsyms_addr(p->path, p->symbol, &f->addr) == 0)
+		f->addr += p->offset;
 }
 
 /* Register a new link; with pin_dir its pin holds it and the fd goes. */

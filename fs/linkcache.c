@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "linkcache.h"
+#include "taskfd.h"
 
 #define CACHE_MAX (1u << 20) /* ids; past that the cache starts over */
 
@@ -135,11 +136,24 @@ static bool id_exists(__u32 id)
 	return link_next_id(id - 1, &next) == 0 && next == id;
 }
 
+/* From the kernel, into the cache. */
+static int fetch(__u32 id, struct link_fields *f)
+{
+	int err = link_info_read(id, f);
+
+	/* before 6.6: ask the perf event fd of a process holding the link */
+	if (!err && f->link_type == LINK_TYPE_PERF_EVENT &&
+	    !link_features.perf_link_info)
+		link_info_from_task_fd(f->id, f->prog_id, f);
+	if (!err)
+		insert(f);
+	return err;
+}
+
 int linkcache_get(__u32 id, struct link_fields *f, bool verify)
 {
 	struct cached_link *c;
 	bool hit = false;
-	int err;
 
 	if (verify && !id_exists(id)) {
 		linkcache_forget(id);
@@ -154,10 +168,7 @@ int linkcache_get(__u32 id, struct link_fields *f, bool verify)
 	pthread_rwlock_unlock(&lock);
 	if (hit)
 		return 0;
-	err = link_info_read(id, f);
-	if (!err)
-		insert(f);
-	return err;
+	return fetch(id, f);
 }
 
 int linkcache_link_type(__u32 id, __u32 *link_type)
@@ -177,11 +188,9 @@ int linkcache_link_type(__u32 id, __u32 *link_type)
 	{
 		struct link_fields *f = malloc(sizeof(*f));
 
-		err = f ? link_info_read(id, f) : -ENOMEM;
-		if (!err) {
+		err = f ? fetch(id, f) : -ENOMEM;
+		if (!err)
 			*link_type = f->link_type;
-			insert(f);
-		}
 		free(f);
 	}
 	return err;

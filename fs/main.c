@@ -299,6 +299,22 @@ out_destroy:
 	return err ? 1 : 0;
 }
 
+/* -h, -V, or no mountpoint: say so; the exit status */
+static int info_exit(const struct fuse_cmdline_opts *o)
+{
+	if (o->show_help) {
+		usage("bpflinkfs");
+		return 0;
+	}
+	if (o->show_version) {
+		printf("bpflinkfs %s\n", BPFLINKFS_VERSION);
+		return 0;
+	}
+	fprintf(stderr, "bpflinkfs: no mountpoint; usage: bpflinkfs "
+			"MOUNTPOINT [-f] [-o opts]\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_cmdline_opts o = { 0 };
@@ -323,30 +339,25 @@ int main(int argc, char **argv)
 	if (fuse_opt_parse(&args, NULL, opts, opt_proc) ||
 	    fuse_parse_cmdline(&args, &o)) {
 		fprintf(stderr, "bpflinkfs: bad arguments; see --help\n");
-		return 2;
+		ret = 2;
+		goto out;
 	}
-	if (o.show_help) {
-		usage(argv[0]);
-		return 0;
-	}
-	if (o.show_version) {
-		printf("bpflinkfs %s\n", BPFLINKFS_VERSION);
-		return 0;
-	}
-	if (!o.mountpoint) {
-		fprintf(stderr, "bpflinkfs: no mountpoint; usage: bpflinkfs "
-				"MOUNTPOINT [-f] [-o opts]\n");
-		return 2;
+	if (o.show_help || o.show_version || !o.mountpoint) {
+		ret = info_exit(&o);
+		goto out;
 	}
 	daemon_state.foreground = o.foreground;
-	if (daemon_setup())
-		return 1;
+	if (daemon_setup()) {
+		ret = 1;
+		goto out;
+	}
 	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
 	if (daemon_state.allow_other)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (!o.foreground)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
 	ret = run_session(&args, &o);
+out:
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
 	free(pin_dir);

@@ -28,7 +28,7 @@ struct owned_link {
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
 	__u32 offset, event_type;
-	__u64 cookie, config;
+	__u64 cookie, config, addr;
 	dev_t dev;
 	ino_t ino;
 	char *name, *category, *spec;
@@ -90,6 +90,7 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 				  .event_type = info->f.event_type,
 				  .cookie = info->f.cookie,
 				  .config = info->f.config,
+				  .addr = info->f.addr,
 				  .dev = info->dev,
 				  .ino = info->ino,
 				  .name = strdup(info->f.name),
@@ -116,6 +117,7 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	out->f.event_type = l->event_type;
 	out->f.cookie = l->cookie;
 	out->f.config = l->config;
+	out->f.addr = l->addr;
 	snprintf(out->f.name, sizeof(out->f.name), "%s", l->name);
 	snprintf(out->category, sizeof(out->category), "%s", l->category);
 	snprintf(out->spec, sizeof(out->spec), "%s", l->spec);

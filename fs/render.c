@@ -21,7 +21,10 @@
 #define K_TP (1u << PERF_LINK_TRACEPOINT)
 #define K_EVENT (1u << PERF_LINK_EVENT)
 #define K_ALL (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
+/* a perf link whose kind this kernel does not report (before 6.6) */
+#define K_ANY (K_ALL | 1u << PERF_LINK_UNSPEC)
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
+#define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
 
 static int view_load(__u32 id, struct link_view *v, bool verify)
 {
@@ -260,7 +263,7 @@ const struct link_file link_files[] = {
 	{ "type", K_ALL, 0, JSON_STRING, render_type },
 	{ "name", K_ALL, 0, JSON_STRING, render_name },
 	{ "offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset },
-	{ "addr", K_KPROBE, LF_READER, JSON_STRING, render_addr },
+	{ "addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr },
 	{ "config", K_EVENT, 0, JSON_NUMBER, render_config },
 	{ "event_type", K_EVENT, 0, JSON_NUMBER, render_event_type },
 	{ "cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie },
@@ -268,10 +271,10 @@ const struct link_file link_files[] = {
 	{ "ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr },
 	{ "category", K_TP, LF_MAYBE, JSON_STRING, render_category },
 	{ "symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol },
-	{ "prog_id", K_ALL, 0, JSON_NUMBER, render_prog_id },
-	{ "prog_name", K_ALL, 0, JSON_STRING, render_prog_name },
-	{ "spec", K_ALL, LF_OWNED, JSON_STRING, render_spec },
-	{ "hits", K_ALL, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits },
+	{ "prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id },
+	{ "prog_name", K_ANY, 0, JSON_STRING, render_prog_name },
+	{ "spec", K_ANY, LF_OWNED, JSON_STRING, render_spec },
+	{ "hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits },
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -289,6 +292,8 @@ bool link_file_applies(size_t i, const struct link_view *v)
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
 		return false;
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
+		return false;
+	if (lf->flags & LF_ADDR && !link_features.perf_link_info && !v->f.addr)
 		return false;
 	if (lf->flags & LF_MAYBE)
 		return lf->render(v, buf, sizeof(buf)) >= 0;

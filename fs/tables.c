@@ -323,7 +323,7 @@ char *render_features(size_t *len)
 	sbuf_printf(&s, "tracefs_path %s\n", tracefs ? tracefs : "-");
 	sbuf_printf(&s, "kptr_restrict %d\n", kptr);
 	sbuf_printf(&s, "info_source %s\n",
-		    link_features.perf_link_info ? "link_info" : "none");
+		    link_features.perf_link_info ? "link_info" : "task_fd_query");
 	sbuf_printf(&s, "other_links %d\n", other_links());
 	return sbuf_finish(&s, len);
 }

@@ -56,7 +56,7 @@ trap 'rm -f "$TEST_LOG" "$ASAN_LOG"' EXIT
 run_tests() {
 	local rc
 
-	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit \
+	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit --suite vm \
 		--suite integration 2>&1 | tee "${2:-$TEST_LOG}"
 	rc=${PIPESTATUS[0]}
 	return "$rc"

@@ -268,6 +268,7 @@ static void *thread_fn(void *arg)
 	for (i = 0; i < 2000; i++) {
 		if (i % 500 == 0)
 			uprobe_symcache_flush();
+		a[0] = b[0] = '\0'; /* untouched when there is no symbol */
 		if (uprobe_symbolize(path, 0x1000 + i, a, sizeof(a)) !=
 			    uprobe_symbolize(path, 0x1000 + i, b, sizeof(b)) ||
 		    strcmp(a, b))

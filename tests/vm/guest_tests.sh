@@ -1,0 +1,401 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The VM lane's guest subset, run by /init inside the guest (busybox, bash,
+# util-linux setpriv; no python, meson or compilers). Programs are in
+# /opt/bl; guest.env (written on the host) holds values the host derived
+# with readelf. Expected values come from the kernel (/proc/kallsyms,
+# fdinfo, tracefs) or from what the test itself asked for, never from the
+# daemon. Checks of fields this kernel lacks (see `features`) expect the
+# file to be absent instead.
+#
+# Prints "ok - ", "FAIL - ", "skip - " lines and, last, the line
+# "BPFLINKFS-RESULT pass=N fail=M skip=K" that tests/vm/run.sh reads.
+
+set -u
+BL=/opt/bl
+MNT=/mnt/bl
+WORK=/tmp/bl
+PASS=0
+FAILS=0
+SKIPS=0
+DAEMON_PID=
+MKL_PID=
+. "$BL/guest.env"
+export MKLINKS=$BL/mklinks TARGET=$BL/bpflinkfs_target
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+fail() { FAILS=$((FAILS + 1)); echo "FAIL - $*"; }
+skip() { SKIPS=$((SKIPS + 1)); echo "skip - $*"; }
+
+# eq WHAT EXPECTED ACTUAL
+eq() {
+	if [ "$2" == "$3" ]; then ok "$1"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# num_eq WHAT EXPECTED ACTUAL: as numbers (0x hex or decimal)
+num_eq() {
+	if [[ $3 =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]] && (($2 == $3)); then
+		ok "$1"
+	else
+		fail "$1: expected $2, got '$3'"
+	fi
+}
+
+# rd FILE: the file's content, read with read(2) by bash (busybox cat
+# uses sendfile, which sees nothing in size-0 direct_io files), or "<absent>"
+rd() {
+	if [ -e "$1" ]; then echo "$(<"$1")"; else echo "<absent>"; fi
+}
+
+feature() { sed -n "s/^$1 //p" "$MNT/features"; }
+
+# run_prog NAME CMD...: a test program's exit status as the result.
+run_prog() {
+	local name=$1 rc=0 out
+	shift
+	out=$(timeout 60 "$@" 2>&1) || rc=$?
+	echo "$out" | sed 's/^/    /'
+	case $rc in
+	0) ok "$name" ;;
+	77) skip "$name: $(echo "$out" | tail -n1)" ;;
+	*) fail "$name (exit $rc)" ;;
+	esac
+}
+
+# ctl SPEC: create through control; prints the new id (last line read
+# back) or nothing; the write's error goes to $WORK/ctl.err.
+ctl() {
+	local rc=0
+	(
+		exec 3<>"$MNT/control" || exit 1
+		printf '%s\n' "$1" >&3 || exit 1
+		read -r -t 10 id <&3 && echo "$id"
+	) 2>"$WORK/ctl.err" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		sed -i 's/^.*write error: //' "$WORK/ctl.err"
+		tail -n3 "$MNT/error_log" | tr '\n' ' ' >>"$WORK/ctl.err"
+	fi
+	return "$rc"
+}
+
+# ctl_rm ID: remove an own link; 0 when the write succeeded.
+ctl_rm() { printf -- '-%s\n' "$1" >"$MNT/control" 2>/dev/null; }
+
+# ksym NAME [MODULE]: the address of a text symbol in /proc/kallsyms
+# (read with kptr_restrict 0, so it is the real one).
+ksym() {
+	if [ -n "${2:-}" ]; then
+		awk -v n="$1" -v m="[$2]" '$3 == n && $4 == m && $2 ~ /^[tT]$/ {
+			print "0x" $1; exit }' /proc/kallsyms
+	else
+		awk -v n="$1" 'NF == 3 && $3 == n && $2 ~ /^[tT]$/ {
+			print "0x" $1; exit }' /proc/kallsyms
+	fi
+}
+
+# nobody_rd FILE: rd as user nobody (no capabilities)
+nobody_rd() {
+	/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+		/bin/bash -c 'echo "$(<"$1")"' _ "$1" 2>&1
+}
+
+start_daemon() {
+	local i
+	mkdir -p "$MNT" "$WORK"
+	chmod 755 "$MNT"
+	"$BL/bpflinkfs" "$MNT" -f -o allow_other 2>"$WORK/daemon.log" &
+	DAEMON_PID=$!
+	for i in $(seq 100); do
+		[ -e "$MNT/features" ] && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/daemon.log"
+	return 1
+}
+
+stop_all() {
+	[ -n "$MKL_PID" ] && kill "$MKL_PID" 2>/dev/null
+	[ -e "$MNT/control" ] && printf -- '-*\n' >"$MNT/control" 2>/dev/null
+	umount "$MNT" 2>/dev/null
+	[ -n "$DAEMON_PID" ] && kill "$DAEMON_PID" 2>/dev/null
+	wait 2>/dev/null
+}
+
+# check_field DIR FILE EXPECTED KNOWN WHAT: when KNOWN is 1 the file must
+# hold EXPECTED (compared as a number when it is one); else it must be
+# absent, since the daemon may not guess.
+check_field() {
+	local v
+	v=$(rd "$1/$2")
+	if [ "$4" != 1 ]; then
+		eq "$5 $2 absent (not known on this kernel)" "<absent>" "$v"
+	elif [[ $3 =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]]; then
+		num_eq "$5 $2" "$3" "$v"
+	else
+		eq "$5 $2" "$3" "$v"
+	fi
+}
+
+# Links made by mklinks (no daemon code) with their perf fds kept, so a
+# pre-6.6 kernel can be answered through BPF_TASK_FD_QUERY.
+test_foreign() {
+	local pli src tfd id type name off cookie prog d i
+	pli=$(feature perf_link_info)
+	src=$(feature info_source)
+	[ "$src" = task_fd_query ] && tfd=1 || tfd=0
+	mkfifo "$WORK/mkl.in"
+	"$MKLINKS" --keep-perf-fd "uprobe:$TARGET:$TGT_A_OFF:11" \
+		tracepoint:sched:sched_process_exec:12 software:cpu-clock:0:13 \
+		<"$WORK/mkl.in" >"$WORK/mkl.out" 2>&1 &
+	MKL_PID=$!
+	exec 4>"$WORK/mkl.in"
+	for i in $(seq 50); do
+		grep -q '^ready' "$WORK/mkl.out" && break
+		sleep 0.1
+	done
+	if ! grep -q '^ready' "$WORK/mkl.out"; then
+		fail "mklinks: $(cat "$WORK/mkl.out")"
+		return
+	fi
+	while IFS=$'\t' read -r id type name off cookie prog; do
+		[ "$id" = ready ] && break
+		d=$MNT/$id
+		if [ ! -d "$d" ]; then
+			fail "foreign $type link $id listed"
+			continue
+		fi
+		ok "foreign $type link $id listed"
+		eq "foreign $type prog_id" "$prog" "$(rd "$d/prog_id")"
+		case $type in
+		uprobe)
+			eq "foreign uprobe prog_name" mkl_uprobe "$(rd "$d/prog_name")"
+			check_field "$d" type uprobe $((pli | tfd)) "foreign uprobe"
+			check_field "$d" name "$name" $((pli | tfd)) "foreign uprobe"
+			check_field "$d" offset "$off" $((pli | tfd)) "foreign uprobe"
+			;;
+		tracepoint)
+			eq "foreign tp prog_name" mkl_tracepoint "$(rd "$d/prog_name")"
+			check_field "$d" type tracepoint $((pli | tfd)) "foreign tp"
+			check_field "$d" name "${name#*:}" $((pli | tfd)) "foreign tp"
+			;;
+		software)
+			eq "foreign event prog_name" mkl_event "$(rd "$d/prog_name")"
+			# BPF_TASK_FD_QUERY does not answer for perf_event programs
+			check_field "$d" type event "$pli" "foreign event"
+			check_field "$d" config "$name" "$pli" "foreign event"
+			;;
+		esac
+		[ "$(feature cookie)" = 1 ] &&
+			eq "foreign $type cookie" "$cookie" "$(rd "$d/cookie")"
+	done <"$WORK/mkl.out"
+	exec 4>&-
+	wait "$MKL_PID"
+	MKL_PID=
+	sleep 0.3
+	for id in $(cut -f1 "$WORK/mkl.out" | grep -v ready); do
+		[ -d "$MNT/$id" ] && fail "foreign link $id still listed after exit" ||
+			ok "foreign link $id gone after mklinks exit"
+	done
+}
+
+test_control() {
+	local id d hits
+	id=$(ctl "uprobe:$TARGET:bpflinkfs_target_a")
+	if [ -z "$id" ]; then
+		fail "control uprobe: $(cat "$WORK/ctl.err")"
+	else
+		d=$MNT/$id
+		eq "control uprobe type" uprobe "$(rd "$d/type")"
+		eq "control uprobe name" "$TARGET" "$(rd "$d/name")"
+		num_eq "control uprobe offset" "$TGT_A_OFF" "$(rd "$d/offset")"
+		eq "control uprobe spec" "uprobe:$TARGET:bpflinkfs_target_a" \
+			"$(rd "$d/spec")"
+		"$TARGET" 5 >/dev/null
+		num_eq "control uprobe hits after 5 calls" 5 "$(rd "$d/hits")"
+		ctl_rm "$id" && ok "control uprobe removed" ||
+			fail "control uprobe: -$id refused"
+		[ -d "$d" ] && fail "removed uprobe $id still listed" ||
+			ok "removed uprobe gone"
+	fi
+	id=$(ctl tracepoint:sched:sched_process_exec)
+	if [ -z "$id" ]; then
+		fail "control tracepoint: $(cat "$WORK/ctl.err")"
+	else
+		d=$MNT/$id
+		eq "control tracepoint type" tracepoint "$(rd "$d/type")"
+		eq "control tracepoint name" sched_process_exec "$(rd "$d/name")"
+		eq "control tracepoint category" sched "$(rd "$d/category")"
+		/bin/true
+		/bin/true
+		hits=$(rd "$d/hits")
+		[[ $hits =~ ^[0-9]+$ ]] && ((hits >= 2)) &&
+			ok "control tracepoint hits ($hits)" ||
+			fail "control tracepoint hits: '$hits' after 2 execs"
+		ctl_rm "$id" && [ ! -d "$d" ] && ok "control tracepoint removed" ||
+			fail "control tracepoint removal"
+	fi
+	id=$(ctl software:cpu-clock)
+	if [ -z "$id" ]; then
+		fail "control software: $(cat "$WORK/ctl.err")"
+	else
+		d=$MNT/$id
+		eq "control software type" event "$(rd "$d/type")"
+		eq "control software name" software:cpu-clock "$(rd "$d/name")"
+		num_eq "control software config" 0 "$(rd "$d/config")"
+		# 1 (PERF_TYPE_SOFTWARE), or the dynamic PMU newer kernels
+		# forward cpu-clock to (a type above the fixed ones, 0-5)
+		et=$(rd "$d/event_type")
+		[[ $et =~ ^[0-9]+$ ]] && { ((et == 1)) || ((et > 5)); } &&
+			ok "control software event_type ($et)" ||
+			fail "control software event_type: '$et'"
+		ctl_rm "$id" && [ ! -d "$d" ] && ok "control software removed" ||
+			fail "control software removal"
+	fi
+}
+
+# check_kprobe ID TYPE NAME OFFSET ADDR
+check_kprobe() {
+	local d=$MNT/$1 m
+	eq "$2 $3+$4 type" "$2" "$(rd "$d/type")"
+	m=$(rd "$d/name")
+	[[ $m == "$3" || $m == *":$3" ]] && ok "$2 $3 name ($m)" ||
+		fail "$2 name: expected $3, got '$m'"
+	num_eq "$2 $3+$4 offset" "$4" "$(rd "$d/offset")"
+	if [ "$(feature perf_link_info)" = 0 ] && [ ! -e "$d/addr" ]; then
+		skip "$2 $3+$4 addr: absent (kernel cannot tell)"
+	else
+		num_eq "$2 $3+$4 addr" "$5" "$(rd "$d/addr")"
+	fi
+	if [ "$(feature missed)" = 1 ]; then
+		m=$(rd "$d/missed")
+		[[ $m =~ ^[0-9]+$ ]] && ok "$2 missed ($m)" || fail "$2 missed '$m'"
+	fi
+	if [ "$(feature cookie)" = 1 ]; then
+		m=$(rd "$d/cookie")
+		[[ $m =~ ^[0-9]+$ ]] && ok "$2 cookie ($m)" || fail "$2 cookie '$m'"
+	fi
+}
+
+# expect_ctl_error SPEC WHAT: the write must fail and error_log say why.
+expect_ctl_error() {
+	local id
+	id=$(ctl "$1")
+	if [ -n "$id" ]; then
+		fail "$2: '$1' was accepted (link $id)"
+		ctl_rm "$id"
+		return
+	fi
+	ok "$2: refused ($(tr -d '\n' <"$WORK/ctl.err"))"
+	grep -qF "$1" "$MNT/error_log" && ok "$2: in error_log" ||
+		fail "$2: error_log lacks '$1': $(tail -n3 "$MNT/error_log")"
+}
+
+# addr_rule ID ADDR: kptr_restrict 0/1/2 for root and nobody (DESIGN 1).
+addr_rule() {
+	local d=$MNT/$1 real=$2 zero=0x0000000000000000 kr par r n
+	local old_kr old_par
+	old_kr=$(cat /proc/sys/kernel/kptr_restrict)
+	old_par=$(cat /proc/sys/kernel/perf_event_paranoid)
+	for kr in 0 1 2; do
+		for par in 2 1; do
+			echo "$kr" >/proc/sys/kernel/kptr_restrict
+			echo "$par" >/proc/sys/kernel/perf_event_paranoid
+			r=$zero
+			n=$zero
+			[ "$kr" -lt 2 ] && r=$real
+			[ "$kr" -eq 0 ] && [ "$par" -le 1 ] && n=$real
+			num_eq "addr kptr_restrict=$kr paranoid=$par root" "$r" \
+				"$(rd "$d/addr")"
+			num_eq "addr kptr_restrict=$kr paranoid=$par nobody" "$n" \
+				"$(nobody_rd "$d/addr")"
+		done
+	done
+	echo "$old_kr" >/proc/sys/kernel/kptr_restrict
+	echo "$old_par" >/proc/sys/kernel/perf_event_paranoid
+}
+
+test_kprobe() {
+	local fn=do_nanosleep addr id off bl h
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	addr=$(ksym "$fn")
+	[ -n "$addr" ] || { fail "no $fn in /proc/kallsyms"; return; }
+	id=$(ctl "kprobe:$fn")
+	if [ -z "$id" ]; then
+		fail "kprobe:$fn: $(cat "$WORK/ctl.err")"
+	else
+		check_kprobe "$id" kprobe "$fn" 0 "$addr"
+		sleep 0.05
+		h=$(rd "$MNT/$id/hits")
+		[[ $h =~ ^[0-9]+$ ]] && ((h >= 1)) && ok "kprobe hits after sleep" ||
+			fail "kprobe hits: '$h'"
+		# hits is direct_io with size 0 (DESIGN.md 2.1): sendfile(2),
+		# which busybox cat uses, reads such FUSE files through the page
+		# cache and sees nothing; read(2) is what counts
+		:
+		addr_rule "$id" "$addr"
+		ctl_rm "$id" && [ ! -d "$MNT/$id" ] && ok "kprobe removed" ||
+			fail "kprobe removal"
+	fi
+	id=$(ctl "kretprobe:$fn")
+	[ -n "$id" ] && check_kprobe "$id" kretprobe "$fn" 0 "$addr" ||
+		fail "kretprobe:$fn: $(cat "$WORK/ctl.err")"
+	# +offset: the first offset that is an instruction boundary (endbr64
+	# and the fentry call differ between builds)
+	for off in 4 5 9 1 8; do
+		id=$(ctl "kprobe:$fn+$off") && [ -n "$id" ] && break
+	done
+	[ -n "$id" ] && check_kprobe "$id" kprobe "$fn" "$off" \
+		"$(printf '0x%x' $((addr + off)))" ||
+		fail "kprobe:$fn+OFF: no offset of 4 5 9 1 8 accepted"
+	# MODULE:FUNC only where the kernel's own kprobe_events takes it, so
+	# a refusal there is not counted against the daemon
+	if ! grep -q '^crc7 ' /proc/modules; then
+		skip "MODULE:FUNC kprobe: module crc7 not loaded"
+	elif ! echo 'p:bl_modtest crc7:crc7_be' \
+		>>/sys/kernel/tracing/kprobe_events 2>/dev/null; then
+		skip "MODULE:FUNC kprobe: tracefs kprobe_events refuses crc7:crc7_be"
+	else
+		echo '-:bl_modtest' >>/sys/kernel/tracing/kprobe_events
+		id=$(ctl kprobe:crc7:crc7_be)
+		[ -n "$id" ] &&
+			check_kprobe "$id" kprobe crc7_be 0 "$(ksym crc7_be crc7)" ||
+			fail "kprobe:crc7:crc7_be: $(cat "$WORK/ctl.err")"
+	fi
+	expect_ctl_error kprobe:bpflinkfs_no_such_function "missing function"
+	bl=$(awk 'NF >= 2 { print $2; exit }' \
+		/sys/kernel/debug/kprobes/blacklist 2>/dev/null)
+	[ -n "$bl" ] && expect_ctl_error "kprobe:$bl" "blacklisted $bl" ||
+		skip "non-traceable function: no kprobes blacklist in debugfs"
+	printf -- '-*\n' >"$MNT/control"
+}
+
+main() {
+	echo "# kernel $(uname -r)"
+	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
+	if [ -x "$BL/test_taskfd" ]; then
+		run_prog "task fd query fallback (test_taskfd)" "$BL/test_taskfd"
+	else
+		skip "test_taskfd: not built"
+	fi
+	if start_daemon; then
+		ok "daemon mounted"
+		sed 's/^/    /' "$MNT/features"
+		test_foreign
+		test_control
+		if [ "$(feature kprobe)" = 1 ]; then
+			test_kprobe
+		else
+			skip "kprobes: not in this kernel"
+		fi
+		kill -0 "$DAEMON_PID" && ok "daemon alive at the end" ||
+			fail "daemon died: $(tail -n5 "$WORK/daemon.log")"
+	else
+		fail "daemon mount"
+	fi
+	stop_all
+	echo "BPFLINKFS-RESULT pass=$PASS fail=$FAILS skip=$SKIPS"
+}
+
+main
