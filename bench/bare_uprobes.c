@@ -117,8 +117,8 @@ static int scan_symtab(Elf *elf, Elf_Scn *scn, const char *prefix,
 }
 
 /* Targets of @path named @prefix*, sorted by name; count in *@n. */
-static int load_targets(const char *path, const char *prefix,
-			struct target **t, size_t *n)
+static int load_targets(const char *path, const char *prefix, struct target **t,
+			size_t *n)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -166,8 +166,8 @@ static int uprobe_pmu_type(void)
 static int load_prog(void)
 {
 	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
 	};
 	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bare_uprobe", "GPL",
 			       insns, 2, NULL);
@@ -187,7 +187,8 @@ static int make_link(int pmu, int prog, const char *path, unsigned long off)
 	int pfd, lfd, err;
 
 	/* Every process: pid -1 needs a cpu, and uprobes fire on any. */
-	pfd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = syscall(SYS_perf_event_open, &attr, -1, 0, -1,
+		      PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
 	lfd = bpf_link_create(prog, pfd, BPF_PERF_EVENT, NULL);
@@ -226,11 +227,11 @@ static double close_all(int *fds, size_t n, int nthreads)
 	for (i = 0; i < nthreads; i++) {
 		size_t share = n / nthreads + ((size_t)i < n % nthreads);
 
-		c[i] = (struct closer){ .fds = fds + done, .n = share,
-					.start = &start };
+		c[i] = (struct closer){
+			.fds = fds + done, .n = share, .start = &start};
 		done += share;
 		if (pthread_create(&c[i].tid, NULL, closer_main, &c[i])) {
-			fprintf(stderr, "bare_uprobes: pthread_create failed\n");
+			fputs("bare_uprobes: pthread_create failed\n", stderr);
 			exit(1);
 		}
 	}
@@ -309,8 +310,8 @@ static void record_ids(const int *fds, __u32 *ids, size_t n)
 		struct bpf_link_info info = {};
 		__u32 len = sizeof(info);
 
-		ids[i] = bpf_obj_get_info_by_fd(fds[i], &info, &len) ? 0 :
-								       info.id;
+		ids[i] = bpf_obj_get_info_by_fd(fds[i], &info, &len) ? 0
+								     : info.id;
 	}
 }
 
@@ -369,7 +370,8 @@ static int parse_threads(const char *s, int *list, int max)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bare_uprobes [--threads 1,2,4,8] [--prefix P] [--repeat R] BINARY [N]\n"
+		"usage: bare_uprobes [--threads 1,2,4,8] [--prefix P] "
+		"[--repeat R] BINARY [N]\n"
 		"       bare_uprobes --count-links | --count-ids FILE\n");
 	exit(2);
 }
@@ -384,53 +386,79 @@ static void raise_nofile(void)
 	}
 }
 
-int main(int argc, char **argv)
+struct options {
+	const char *prefix;
+	int threads[16];
+	int nthr, repeat;
+};
+
+/* --count-links: the number of link ids, or why not. */
+static int print_link_count(void)
 {
-	const char *prefix = "bench_fn_", *path;
-	int threads[16] = { 1, 2, 4, 8 }, nthr = 4, repeat = 1;
-	int i, r, pmu, prog, argi = 1;
-	struct target *t = NULL;
-	size_t n = 0, want;
-	char *canon;
+	long c = count_links();
 
-	for (; argi < argc && !strncmp(argv[argi], "--", 2); argi++) {
+	if (c < 0) {
+		fprintf(stderr, "bare_uprobes: %s\n", strerror(-c));
+		return 1;
+	}
+	printf("%ld\n", c);
+	return 0;
+}
+
+/* Options up to the first operand; its index, or -1 when the run is over
+ * (a --count-* mode ran, its exit code in *@rc). */
+static int parse_opts(int argc, char **argv, struct options *o, int *rc)
+{
+	int argi;
+
+	for (argi = 1; argi < argc && !strncmp(argv[argi], "--", 2); argi++) {
 		if (!strcmp(argv[argi], "--count-links")) {
-			long c = count_links();
-
-			if (c < 0) {
-				fprintf(stderr, "bare_uprobes: %s\n", strerror(-c));
-				return 1;
-			}
-			printf("%ld\n", c);
-			return 0;
+			*rc = print_link_count();
+			return -1;
 		}
 		if (argi + 1 >= argc)
 			usage();
-		if (!strcmp(argv[argi], "--count-ids"))
-			return count_ids(argv[argi + 1]);
+		if (!strcmp(argv[argi], "--count-ids")) {
+			*rc = count_ids(argv[argi + 1]);
+			return -1;
+		}
 		if (!strcmp(argv[argi], "--threads"))
-			nthr = parse_threads(argv[++argi], threads, 16);
+			o->nthr = parse_threads(argv[++argi], o->threads, 16);
 		else if (!strcmp(argv[argi], "--prefix"))
-			prefix = argv[++argi];
+			o->prefix = argv[++argi];
 		else if (!strcmp(argv[argi], "--repeat"))
-			repeat = atoi(argv[++argi]);
+			o->repeat = atoi(argv[++argi]);
 		else
 			usage();
-		if (nthr < 0 || repeat < 1)
+		if (o->nthr < 0 || o->repeat < 1)
 			usage();
 	}
 	if (argi >= argc || argc - argi > 2)
 		usage();
-	path = argv[argi];
+	return argi;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {"bench_fn_", {1, 2, 4, 8}, 4, 1};
+	struct target *t = NULL;
+	int i, r, pmu, prog, rc = 0, argi;
+	size_t n = 0, want;
+	char *canon;
+
+	argi = parse_opts(argc, argv, &o, &rc);
+	if (argi < 0)
+		return rc;
 	want = argi + 1 < argc ? strtoul(argv[argi + 1], NULL, 10) : 1000;
-	canon = realpath(path, NULL);
-	if (!canon || load_targets(canon, prefix, &t, &n)) {
-		fprintf(stderr, "bare_uprobes: %s: cannot read its symbols\n", path);
+	canon = realpath(argv[argi], NULL);
+	if (!canon || load_targets(canon, o.prefix, &t, &n)) {
+		fprintf(stderr, "bare_uprobes: %s: cannot read its symbols\n",
+			argv[argi]);
 		return 1;
 	}
 	if (n < want || !want) {
-		fprintf(stderr, "bare_uprobes: %s has %zu %s* functions, need %zu\n",
-			path, n, prefix, want);
+		fprintf(stderr, "bare_uprobes: %s has %zu %s*, want %zu\n",
+			canon, n, o.prefix, want);
 		return 1;
 	}
 	raise_nofile();
@@ -442,9 +470,9 @@ int main(int argc, char **argv)
 			strerror(pmu < 0 ? -pmu : -prog));
 		return 77;
 	}
-	for (r = 0; r < repeat; r++)
-		for (i = 0; i < nthr; i++)
-			if (round_once(pmu, prog, canon, t, want, threads[i]))
+	for (r = 0; r < o.repeat; r++)
+		for (i = 0; i < o.nthr; i++)
+			if (round_once(pmu, prog, canon, t, want, o.threads[i]))
 				return 1;
 	return 0;
 }

@@ -32,7 +32,8 @@ src=$out/fixture.c
 	while [ "$i" -lt "$n" ]; do
 		# Distinct constants keep identical-code folding from
 		# merging the functions into aliases of one address.
-		printf '__attribute__((noinline, used)) long bench_fn_%04d(long x)\n' "$i"
+		printf '__attribute__((noinline, used))\n'
+		printf 'long bench_fn_%04d(long x)\n' "$i"
 		printf '{ return x * %d + %d; }\n' "$((i + 3))" "$((i * 7 + 1))"
 		i=$((i + 1))
 	done
@@ -51,13 +52,13 @@ nm --defined-only "$out/fixture" |
 	sort >"$out/symbols.txt"
 got=$(wc -l <"$out/symbols.txt")
 if [ "$got" -ne "$n" ]; then
-	echo "fixture_gen.sh: expected $n functions in the binary, nm shows $got" >&2
+	echo "fixture_gen.sh: want $n functions, nm shows $got" >&2
 	exit 1
 fi
 # Distinct addresses: a uprobe per name must be a uprobe per function.
 addrs=$(nm --defined-only "$out/fixture" |
 	awk '$3 ~ /^bench_fn_[0-9]+$/ { print $1 }' | sort -u | wc -l)
 if [ "$addrs" -ne "$n" ]; then
-	echo "fixture_gen.sh: only $addrs distinct addresses for $n functions" >&2
+	echo "fixture_gen.sh: $addrs distinct addresses, $n functions" >&2
 	exit 1
 fi

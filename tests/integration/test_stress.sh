@@ -187,6 +187,7 @@ while time.time() < end:
 print(" ".join("%s=%d" % kv for kv in stats.items()))
 EOF
 
+: >"$WORK/made.log" # the checker may start reading before the writer
 python3 "$WORK/writer.py" "$MNT" "$END" "$NCPU" "$TGT" "$WORK/made.log" \
 	"$WORK/writer.err" >"$WORK/writer.out" 2>>"$WORK/writer.err" &
 WRITER=$!
