@@ -276,7 +276,12 @@ int uprobe_elf_open(struct uprobe_elf *f, const char *path,
 		uprobe_elf_close(f);
 		return -EINVAL;
 	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Not ELF_C_READ_MMAP: each new mapping of a file makes the kernel
+	 * write every uprobe already on it into that mapping, so mapping the
+	 * target once per line costs O(links on the file).
+	 */
+	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
 	err = check_elf(f->elf, path, terr);
 	if (err)
 		uprobe_elf_close(f);
