@@ -89,6 +89,12 @@ run_asan() {
 	return "$rc"
 }
 
+# count KEY LOG: meson's summary figure KEY (Ok, Fail, ...) in LOG, or 0
+count() {
+	awk -v k="$1:" '$1 == k && $2 ~ /^[0-9]+$/ { n = $2 } END { print n + 0 }' \
+		"$2" 2>/dev/null || echo 0
+}
+
 test_counts() {
 	local key n out="" log=${1:-$TEST_LOG}
 
@@ -138,8 +144,16 @@ printf '\n== summary\n'
 for s in "${STEPS[@]}"; do
 	printf '  %-6s %s\n' "$s" "${RESULT[$s]:-not run}"
 done
+# the plain closing line CI reads: every meson test of both builds
+passed=$(($(count Ok "$TEST_LOG") + $(count Ok "$ASAN_LOG")))
+failed=$(($(count Fail "$TEST_LOG") + $(count Fail "$ASAN_LOG") +
+	$(count Timeout "$TEST_LOG") + $(count Timeout "$ASAN_LOG")))
+skipped=$(($(count Skipped "$TEST_LOG") + $(count Skipped "$ASAN_LOG")))
 if [ "$FAILED" -ne 0 ]; then
 	echo "RESULT: FAIL"
+	[ "$failed" -eq 0 ] && failed=1 # a step failed outside meson test
+	echo "$passed passed, $failed failed, $skipped skipped"
 	exit 1
 fi
 echo "RESULT: PASS"
+echo "$passed passed, $failed failed, $skipped skipped"
