@@ -221,6 +221,18 @@ const char *perf_link_kind_name(enum perf_link_kind kind)
 	return (unsigned)kind < PERF_LINK_KIND_COUNT ? names[kind] : NULL;
 }
 
+int link_id_read_fd(int fd, __u32 *id)
+{
+	struct abi_link_info info;
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	err = info_get(fd, &info);
+	if (!err)
+		*id = info.id;
+	return err;
+}
+
 int link_type_read(__u32 id, __u32 *link_type)
 {
 	struct abi_link_info info;

@@ -149,6 +149,13 @@ const char *perf_link_kind_name(enum perf_link_kind kind);
 
 
 /**
+ * link_id_read_fd() - the kernel id of a link fd: one OBJ_GET_INFO_BY_FD
+ * with a zeroed struct.
+ * Return: 0, or -errno.
+ */
+int link_id_read_fd(int fd, __u32 *id);
+
+/**
  * link_type_read() - only the link type (BPF_LINK_TYPE_*) of a link id:
  * one GET_FD_BY_ID and one OBJ_GET_INFO_BY_FD with a zeroed struct.
  * Return: 0, -ENOENT (gone, or EAGAIN), or -errno.

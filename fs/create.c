@@ -150,7 +150,9 @@ static void fields_from_probe(const struct probe_spec *p,
 	f->event_type = pp->perf_type;
 	snprintf(f->name, sizeof(f->name), "%s",
 		 pp->target ? pp->target : pp->tp_name ? pp->tp_name : "");
+	/* only where the kernel cannot say: reading kallsyms takes a while */
 	if ((p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) &&
+	    !link_features.perf_link_info &&
 	    kallsyms_addr(p->path, p->symbol, &f->addr) == 0)
 		f->addr += p->offset;
 }
@@ -185,7 +187,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 	struct owned_info *own = calloc(1, sizeof(*own));
 	char kfunc[2 * PROBE_NAME_MAX];
 	struct perf_probe pp;
-	struct link_fields *f = malloc(sizeof(*f));
+	struct link_fields *f = calloc(1, sizeof(*f));
 	int slot = -1, pfd = -1, lfd = -1, prog = -1, err;
 	unsigned int instance = 0;
 	__u64 cookie = p->cookie;
@@ -231,9 +233,10 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 	}
 	if (pfd >= 0)
 		close(pfd);
+	/* only the id: the tree reads the rest from the kernel, where it can */
 	if (!err)
-		err = link_info_read_fd(lfd, f, sizeof(f->name));
-	if (!err && !link_features.perf_link_info)
+		err = link_id_read_fd(lfd, &f->id);
+	if (!err)
 		fields_from_probe(p, &pp, cookie, f);
 	if (!err) {
 		own->f = *f;

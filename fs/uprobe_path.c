@@ -545,6 +545,9 @@ int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 			return err;
 		}
 	}
+	/* unchanged since it was parsed: it passed uprobe_elf_open() then */
+	if (uprobe_rescache_known(out))
+		return 0;
 	err = uprobe_elf_open(&f, out, terr);
 	uprobe_elf_close(&f);
 	return err;

@@ -2,7 +2,8 @@
 /*
  * Uprobe targets, the symbol half: which file offset a SYMBOL[+OFFSET]
  * names in an ELF file, and which function contains a file offset. libelf
- * reads the ELF file; uprobe_path.c finds and checks it.
+ * reads the ELF file; uprobe_path.c finds and checks it; uprobe_cache.c
+ * keeps what resolving needs of it.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -64,7 +65,7 @@ struct scan {
 	bool not_dflt;	/* name@@VER asked, but VER is a compat version */
 };
 
-static int bind_rank(unsigned char bind)
+int uprobe_bind_rank(unsigned char bind)
 {
 	return bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 2
 	       : bind == STB_WEAK			    ? 1
@@ -81,7 +82,8 @@ static void scan_add(struct scan *sc, const GElf_Sym *s)
 		if (c->addr != s->st_value)
 			continue;
 		/* an alias at the same address: merge its facts */
-		if (bind_rank(GELF_ST_BIND(s->st_info)) > bind_rank(c->bind))
+		if (uprobe_bind_rank(GELF_ST_BIND(s->st_info)) >
+		    uprobe_bind_rank(c->bind))
 			c->bind = GELF_ST_BIND(s->st_info);
 		if (GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC)
 			c->type = STT_GNU_IFUNC;
@@ -100,6 +102,43 @@ static void scan_add(struct scan *sc, const GElf_Sym *s)
 	c->type = GELF_ST_TYPE(s->st_info);
 }
 
+/* Global beats weak at another address (as the dynamic linker decides). */
+static void scan_prefer_global(struct scan *sc)
+{
+	bool global = false;
+	int i, j;
+
+	for (i = 0; i < sc->n; i++)
+		global |= uprobe_bind_rank(sc->c[i].bind) == 2;
+	if (!global)
+		return;
+	for (i = j = 0; i < sc->n; i++)
+		if (sc->c[i].bind != STB_WEAK)
+			sc->c[j++] = sc->c[i];
+	sc->n = j;
+}
+
+/* One symbol whose base name is the one asked for. */
+static void scan_one(struct scan *sc, const struct sym_req *r,
+		     const struct uprobe_sym *si, bool code)
+{
+	/* an import of any version: its definition is elsewhere */
+	if (si->sym.st_shndx == SHN_UNDEF) {
+		sc->undef = true;
+		return;
+	}
+	sc->base_seen = true;
+	if (!name_matches(si, r)) {
+		sc->not_dflt |= r->dflt && si->ver && !strcmp(si->ver, r->ver);
+		return;
+	}
+	if (si->sym.st_shndx == SHN_ABS || !code) {
+		sc->nonfunc = true;
+		return;
+	}
+	scan_add(sc, &si->sym);
+}
+
 static int scan_table(const struct uprobe_symtab *t, const struct sym_req *r,
 		      struct scan *sc)
 {
@@ -111,111 +150,155 @@ static int scan_table(const struct uprobe_symtab *t, const struct sym_req *r,
 		err = uprobe_sym_get(t, i, &si);
 		if (err)
 			return err;
-		if (si.baselen != r->baselen ||
-		    memcmp(si.name, r->name, r->baselen) != 0)
-			continue;
-		/* an import of any version: its definition is elsewhere */
-		if (si.sym.st_shndx == SHN_UNDEF) {
-			sc->undef = true;
-			continue;
-		}
-		sc->base_seen = true;
-		if (!name_matches(&si, r)) {
-			sc->not_dflt |=
-				r->dflt && si.ver && !strcmp(si.ver, r->ver);
-			continue;
-		}
-		if (si.sym.st_shndx == SHN_ABS ||
-		    !uprobe_is_code(t->elf, &si.sym)) {
-			sc->nonfunc = true;
-			continue;
-		}
-		scan_add(sc, &si.sym);
+		if (si.baselen == r->baselen &&
+		    memcmp(si.name, r->name, r->baselen) == 0)
+			scan_one(sc, r, &si, uprobe_is_code(t->elf, &si.sym));
 	}
 	return 0;
 }
 
-/* Global beats weak at another address (as the dynamic linker decides). */
-static void scan_prefer_global(struct scan *sc)
+/* scan_table() on the cached copy: only the symbols of that base name. */
+static void scan_rtab(const struct uprobe_rfile *rf, int which,
+		      const struct sym_req *r, struct scan *sc)
 {
-	bool global = false;
-	int i, j;
+	size_t first, i, n;
 
-	for (i = 0; i < sc->n; i++)
-		global |= bind_rank(sc->c[i].bind) == 2;
-	if (!global)
-		return;
-	for (i = j = 0; i < sc->n; i++)
-		if (sc->c[i].bind != STB_WEAK)
-			sc->c[j++] = sc->c[i];
-	sc->n = j;
+	n = uprobe_rtab_find(rf, which, r->name, r->baselen, &first);
+	for (i = first; i < first + n; i++) {
+		const struct uprobe_rsym *rs = &rf->tab[which].s[i];
+		struct uprobe_sym si = {
+			.sym = {.st_value = rs->value,
+				.st_size = rs->size,
+				.st_info = rs->info,
+				.st_shndx = rs->shndx},
+			.name = rf->names + rs->name,
+			.baselen = rs->baselen,
+			.ver = rs->ver == UPROBE_RNONE ? NULL
+						       : rf->names + rs->ver,
+			.hidden = rs->hidden,
+		};
+
+		scan_one(sc, r, &si, rs->code);
+	}
+}
+
+/* Where resolution reads the file: libelf, or the cache's copy of it. */
+struct res_src {
+	Elf *elf;		       /* uncached, or NULL */
+	const struct uprobe_rfile *rf; /* cached, or NULL */
+	off_t size;		       /* of the file */
+};
+
+/* Scan table @which (0 .symtab, 1 .dynsym): 0, -ENOENT (none), -EINVAL. */
+static int src_scan(const struct res_src *s, int which, const struct sym_req *r,
+		    struct scan *sc)
+{
+	struct uprobe_symtab t;
+	int err;
+
+	if (s->rf) {
+		err = s->rf->tab[which].state;
+		if (!err)
+			scan_rtab(s->rf, which, r, sc);
+		return err;
+	}
+	err = uprobe_symtab_load(s->elf, which ? SHT_DYNSYM : SHT_SYMTAB, &t);
+	return err ? err : scan_table(&t, r, sc);
+}
+
+static int src_vaddr_to_off(const struct res_src *s, GElf_Addr vaddr,
+			    uint64_t *off)
+{
+	return s->rf ? uprobe_rfile_vaddr_to_off(s->rf, vaddr, off)
+		     : uprobe_vaddr_to_off(s->elf, vaddr, off);
+}
+
+static bool src_off_in_exec(const struct res_src *s, uint64_t off)
+{
+	return s->rf ? uprobe_rfile_off_in_exec(s->rf, off)
+		     : uprobe_off_in_exec(s->elf, off, s->size);
 }
 
 /* Candidates for @r from .symtab, or from .dynsym when .symtab has none. */
-static int find_symbol(Elf *elf, const struct sym_req *r, struct scan *sc,
-		       bool *stripped)
+static int find_symbol(const struct res_src *s, const struct sym_req *r,
+		       struct scan *sc, bool *stripped)
 {
-	struct uprobe_symtab t;
 	bool any = false;
 	int err;
 
 	memset(sc, 0, sizeof(*sc));
-	err = uprobe_symtab_load(elf, SHT_SYMTAB, &t);
+	err = src_scan(s, 0, r, sc);
 	*stripped = err == -ENOENT;
 	if (!err) {
 		any = true;
-		err = scan_table(&t, r, sc);
-		if (err || sc->n)
-			return err;
+		if (sc->n)
+			return 0;
 	} else if (err != -ENOENT) {
 		return err;
 	}
-	err = uprobe_symtab_load(elf, SHT_DYNSYM, &t);
-	if (!err) {
+	err = src_scan(s, 1, r, sc);
+	if (!err)
 		any = true;
-		err = scan_table(&t, r, sc);
-	} else if (err == -ENOENT) {
+	else if (err == -ENOENT)
 		err = 0;
-	}
 	return err ? err : any ? 0 : -ENODATA;
 }
 
-/* Which DT_NEEDED library defines @r: for the "only imported" message. */
-static int find_definer(Elf *elf, const struct sym_req *r, char *out,
-			size_t len)
+/* Does the library @needed (a DT_NEEDED name) define @r? Its path in @out. */
+static int definer_is(const char *needed, const struct sym_req *r, char *out,
+		      size_t len)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = uprobe_find_scn(elf, SHT_DYNAMIC, &sh);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	char canon[PATH_MAX];
 	struct uprobe_elf lib;
+	struct res_src ls;
 	struct scan sc;
+	bool stripped;
+	int err;
+
+	if (uprobe_ldcache_lookup(needed, out, len) != 0 ||
+	    uprobe_elf_open(&lib, out, NULL) != 0)
+		return -ENOENT;
+	ls = (struct res_src){.elf = lib.elf, .size = lib.st.st_size};
+	err = find_symbol(&ls, r, &sc, &stripped) == 0 && sc.n ? 0 : -ENOENT;
+	uprobe_elf_close(&lib);
+	if (!err && realpath(out, canon) && strlen(canon) < len)
+		strcpy(out, canon);
+	return err;
+}
+
+/* Which DT_NEEDED library defines @r: for the "only imported" message. */
+static int find_definer(const struct res_src *s, const struct sym_req *r,
+			char *out, size_t len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
 	const char *needed;
 	GElf_Dyn dyn;
-	bool stripped;
-	int i;
+	size_t i;
 
+	if (s->rf) {
+		for (i = 0; i < s->rf->nneeded; i++)
+			if (!definer_is(s->rf->names + s->rf->needed[i], r, out,
+					len))
+				return 0;
+		return -ENOENT;
+	}
+	scn = uprobe_find_scn(s->elf, SHT_DYNAMIC, &sh);
+	d = scn ? elf_getdata(scn, NULL) : NULL;
 	for (i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++) {
 		if (dyn.d_tag != DT_NEEDED)
 			continue;
-		needed = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-		if (!needed || uprobe_ldcache_lookup(needed, out, len) != 0 ||
-		    uprobe_elf_open(&lib, out, NULL) != 0)
-			continue;
-		if (find_symbol(lib.elf, r, &sc, &stripped) == 0 && sc.n) {
-			uprobe_elf_close(&lib);
-			if (realpath(out, canon) && strlen(canon) < len)
-				strcpy(out, canon);
+		needed = elf_strptr(s->elf, sh.sh_link, dyn.d_un.d_val);
+		if (needed && !definer_is(needed, r, out, len))
 			return 0;
-		}
-		uprobe_elf_close(&lib);
 	}
 	return -ENOENT;
 }
 
-static int not_found(Elf *elf, const char *path, const struct sym_req *r,
-		     const struct scan *sc, bool stripped,
-		     struct target_error *terr)
+static int not_found(const struct res_src *s, const char *path,
+		     const struct sym_req *r, const struct scan *sc,
+		     bool stripped, struct target_error *terr)
 {
 	char lib[PATH_MAX];
 
@@ -224,7 +307,7 @@ static int not_found(Elf *elf, const char *path, const struct sym_req *r,
 			       path);
 		return -EINVAL;
 	}
-	if (sc->undef && find_definer(elf, r, lib, sizeof(lib)) == 0)
+	if (sc->undef && find_definer(s, r, lib, sizeof(lib)) == 0)
 		uprobe_set_err(
 			terr, 1,
 			"'%s' is only imported by %s, not defined there; it is defined in %s",
@@ -257,8 +340,8 @@ static int not_found(Elf *elf, const char *path, const struct sym_req *r,
 	return -ENOENT;
 }
 
-static int ambiguous(Elf *elf, const struct sym_req *r, const struct scan *sc,
-		     struct target_error *terr)
+static int ambiguous(const struct res_src *s, const struct sym_req *r,
+		     const struct scan *sc, struct target_error *terr)
 {
 	char list[200];
 	size_t used = 0;
@@ -267,7 +350,7 @@ static int ambiguous(Elf *elf, const struct sym_req *r, const struct scan *sc,
 
 	list[0] = '\0';
 	for (i = 0; i < sc->n && used < sizeof(list); i++) {
-		if (uprobe_vaddr_to_off(elf, sc->c[i].addr, &off) != 0)
+		if (src_vaddr_to_off(s, sc->c[i].addr, &off) != 0)
 			off = 0;
 		n = snprintf(list + used, sizeof(list) - used, "%s0x%" PRIx64,
 			     i ? ", " : "", off);
@@ -280,9 +363,9 @@ static int ambiguous(Elf *elf, const struct sym_req *r, const struct scan *sc,
 	return -EINVAL;
 }
 
-static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
-			  uint64_t offset, struct uprobe_target *t,
-			  struct target_error *terr)
+static int resolve_symbol(const struct res_src *s, const char *path,
+			  const char *symbol, uint64_t offset,
+			  struct uprobe_target *t, struct target_error *terr)
 {
 	struct sym_req r;
 	struct scan sc;
@@ -295,7 +378,7 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 		uprobe_set_err(terr, 1, "bad symbol name '%s'", symbol);
 		return -EINVAL;
 	}
-	err = find_symbol(elf, &r, &sc, &stripped);
+	err = find_symbol(s, &r, &sc, &stripped);
 	if (err == -ENODATA) {
 		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
 			       path);
@@ -307,9 +390,9 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 	}
 	scan_prefer_global(&sc);
 	if (!sc.n)
-		return not_found(elf, path, &r, &sc, stripped, terr);
+		return not_found(s, path, &r, &sc, stripped, terr);
 	if (sc.n > 1 || sc.more)
-		return ambiguous(elf, &r, &sc, terr);
+		return ambiguous(s, &r, &sc, terr);
 	if (sc.c[0].size && offset >= sc.c[0].size) {
 		uprobe_set_err(terr, 1,
 			       "+0x%" PRIx64
@@ -317,7 +400,7 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 			       offset, symbol, (uint64_t)sc.c[0].size);
 		return -EINVAL;
 	}
-	if (uprobe_vaddr_to_off(elf, sc.c[0].addr, &off) != 0) {
+	if (src_vaddr_to_off(s, sc.c[0].addr, &off) != 0) {
 		uprobe_set_err(terr, 1,
 			       "%s at 0x%" PRIx64
 			       " is in no loadable segment of %s",
@@ -333,14 +416,12 @@ static int resolve_symbol(Elf *elf, const char *path, const char *symbol,
 	return 0;
 }
 
-int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
-		   bool by_offset, bool retprobe, struct uprobe_target *t,
-		   struct target_error *terr)
+/* The checks before any file is read; @res gets the path. */
+static int resolve_prepare(const char *canonical, const char *symbol,
+			   uint64_t offset, bool by_offset, bool retprobe,
+			   struct uprobe_target *t, struct uprobe_target *res,
+			   struct target_error *terr)
 {
-	struct uprobe_target res;
-	struct uprobe_elf f;
-	int err;
-
 	if (!canonical || !t || (!by_offset && (!symbol || !*symbol))) {
 		uprobe_set_err(terr, 1, "no symbol or file offset given");
 		return -EINVAL;
@@ -351,384 +432,97 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 			"a uretprobe fires at the function's return: give the symbol without +OFFSET");
 		return -EINVAL;
 	}
-	if (strlen(canonical) >= sizeof(res.path)) {
+	if (strlen(canonical) >= sizeof(res->path)) {
 		uprobe_set_err(terr, 0, "path too long");
 		return -ENAMETOOLONG;
 	}
-	memset(&res, 0, sizeof(res));
-	strcpy(res.path, canonical);
-	err = uprobe_elf_open(&f, canonical, terr);
-	if (err)
-		return err;
-	res.dev = f.st.st_dev;
-	res.ino = f.st.st_ino;
+	memset(res, 0, sizeof(*res));
+	strcpy(res->path, canonical);
+	return 0;
+}
+
+/* Resolve from @s into @res (path, dev and ino already set). */
+static int resolve_in(const struct res_src *s, const char *symbol,
+		      uint64_t offset, bool by_offset,
+		      struct uprobe_target *res, struct target_error *terr)
+{
+	int err = 0;
+
 	if (by_offset)
-		res.offset = offset;
+		res->offset = offset;
 	else
-		err = resolve_symbol(f.elf, canonical, symbol, offset, &res,
-				     terr);
-	if (!err && !uprobe_off_in_exec(f.elf, res.offset, f.st.st_size)) {
+		err = resolve_symbol(s, res->path, symbol, offset, res, terr);
+	if (!err && !src_off_in_exec(s, res->offset)) {
 		uprobe_set_err(terr, 1,
 			       "file offset 0x%" PRIx64
 			       " is not inside an executable segment of %s",
-			       res.offset, canonical);
+			       res->offset, res->path);
 		err = -EINVAL;
 	}
-	uprobe_elf_close(&f);
+	return err;
+}
+
+/* Resolve from the open @f with libelf, then close it. */
+static int resolve_elf(struct uprobe_elf *f, const char *symbol,
+		       uint64_t offset, bool by_offset,
+		       struct uprobe_target *res, struct target_error *terr)
+{
+	struct res_src s = {.elf = f->elf, .size = f->st.st_size};
+	int err;
+
+	res->dev = f->st.st_dev;
+	res->ino = f->st.st_ino;
+	err = resolve_in(&s, symbol, offset, by_offset, res, terr);
+	uprobe_elf_close(f);
+	return err;
+}
+
+int uprobe_resolve_uncached(const char *canonical, const char *symbol,
+			    uint64_t offset, bool by_offset, bool retprobe,
+			    struct uprobe_target *t, struct target_error *terr)
+{
+	struct uprobe_target res;
+	struct uprobe_elf f;
+	int err;
+
+	err = resolve_prepare(canonical, symbol, offset, by_offset, retprobe, t,
+			      &res, terr);
+	if (!err)
+		err = uprobe_elf_open(&f, canonical, terr);
+	if (!err)
+		err = resolve_elf(&f, symbol, offset, by_offset, &res, terr);
 	if (!err)
 		*t = res;
 	return err;
 }
 
 /*
- * ---- offset -> name, cached ----
- *
- * A thousand links into one libc must not parse it a thousand times: each
- * file's code symbols are kept, sorted by address, with its PT_LOAD table,
- * keyed by what changes when the file does (device, inode, mtime, size).
- * The lookup gives what uprobe_symbolize_uncached() gives.
+ * Through the resolution cache (uprobe_cache.c): one stat() and a
+ * binary search by name when the file is known and unchanged.
  */
-#define SYMCACHE_FILES 16
-
-struct csym {
-	uint64_t start, size;
-	uint64_t max_end; /* highest end among this and all earlier symbols */
-	uint32_t idx;	  /* in the ELF table: equal scores go to the first */
-	uint32_t name;	  /* offset in symfile.names */
-	int rank;	  /* bind_rank() */
-};
-
-struct csyms {
-	struct csym *s;
-	size_t n;
-};
-
-struct cload {
-	uint64_t off, vaddr, filesz;
-	bool exec;
-};
-
-struct symfile {
-	dev_t dev;
-	ino_t ino;
-	struct timespec mtime;
-	off_t size;
-	uint64_t used; /* LRU clock */
-	struct cload *loads;
-	size_t nloads;
-	struct csyms tab[2]; /* .symtab, .dynsym */
-	char *names;
-	size_t names_len, names_cap;
-};
-
-static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct symfile *symcache[SYMCACHE_FILES];
-static uint64_t symcache_clock;
-
-static void symfile_free(struct symfile *sf)
+int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
+		   bool by_offset, bool retprobe, struct uprobe_target *t,
+		   struct target_error *terr)
 {
-	if (!sf)
-		return;
-	free(sf->tab[0].s);
-	free(sf->tab[1].s);
-	free(sf->loads);
-	free(sf->names);
-	free(sf);
-}
-
-static int names_add(struct symfile *sf, const struct uprobe_symtab *t,
-		     const struct uprobe_sym *si, uint32_t *at)
-{
-	size_t need = strlen(si->name) + 2 + (si->ver ? strlen(si->ver) : 0);
-	bool named_ver = t->versym && si->hidden && si->ver;
-	char *p;
-
-	if (sf->names_len + need > UINT32_MAX)
-		return -E2BIG;
-	if (sf->names_len + need > sf->names_cap) {
-		size_t cap = (sf->names_cap + need) * 2;
-
-		p = realloc(sf->names, cap);
-		if (!p)
-			return -ENOMEM;
-		sf->names = p;
-		sf->names_cap = cap;
-	}
-	p = sf->names + sf->names_len;
-	/* as format_sym(): a .dynsym compat version must be named */
-	sf->names_len +=
-		sprintf(p, named_ver ? "%s@%s" : "%s", si->name, si->ver) + 1;
-	*at = p - sf->names;
-	return 0;
-}
-
-static int csym_cmp(const void *a, const void *b)
-{
-	const struct csym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* The code symbols of @t, as best_in_table() would consider them. */
-static int csyms_build(struct symfile *sf, const struct uprobe_symtab *t,
-		       struct csyms *cs)
-{
-	struct uprobe_sym si;
-	uint64_t end, max_end = 0;
-	size_t i;
-	int err;
-
-	cs->s = calloc(t->count ? t->count : 1, sizeof(*cs->s));
-	if (!cs->s)
-		return -ENOMEM;
-	for (i = 1; i < t->count; i++) {
-		struct csym *c = &cs->s[cs->n];
-
-		if (uprobe_sym_get(t, i, &si) != 0)
-			return -EINVAL;
-		if (si.sym.st_shndx == SHN_UNDEF ||
-		    si.sym.st_shndx == SHN_ABS || !*si.name ||
-		    !uprobe_is_code(t->elf, &si.sym))
-			continue;
-		err = names_add(sf, t, &si, &c->name);
-		if (err)
-			return err;
-		c->start = si.sym.st_value;
-		c->size = si.sym.st_size;
-		c->idx = i;
-		c->rank = bind_rank(GELF_ST_BIND(si.sym.st_info));
-		cs->n++;
-	}
-	qsort(cs->s, cs->n, sizeof(*cs->s), csym_cmp);
-	for (i = 0; i < cs->n; i++) {
-		end = cs->s[i].start + (cs->s[i].size ? cs->s[i].size : 1);
-		if (end > max_end)
-			max_end = end;
-		cs->s[i].max_end = max_end;
-	}
-	return 0;
-}
-
-static int loads_build(Elf *elf, struct symfile *sf)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -EINVAL;
-	sf->loads = calloc(n ? n : 1, sizeof(*sf->loads));
-	if (!sf->loads)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		sf->loads[sf->nloads++] =
-			(struct cload){ph.p_offset, ph.p_vaddr, ph.p_filesz,
-				       ph.p_flags & PF_X};
-	}
-	return 0;
-}
-
-static int symfile_build(const struct uprobe_elf *f, struct symfile **out)
-{
-	static const GElf_Word types[] = {SHT_SYMTAB, SHT_DYNSYM};
-	struct symfile *sf = calloc(1, sizeof(*sf));
-	struct uprobe_symtab t;
-	int i, err;
-
-	if (!sf)
-		return -ENOMEM;
-	sf->dev = f->st.st_dev;
-	sf->ino = f->st.st_ino;
-	sf->mtime = f->st.st_mtim;
-	sf->size = f->st.st_size;
-	err = loads_build(f->elf, sf);
-	for (i = 0; !err && i < 2; i++) {
-		err = uprobe_symtab_load(f->elf, types[i], &t);
-		if (err == -ENOENT)
-			err = 0;
-		else if (!err)
-			err = csyms_build(sf, &t, &sf->tab[i]);
-	}
-	if (err) {
-		symfile_free(sf);
-		return err;
-	}
-	*out = sf;
-	return 0;
-}
-
-/* As uprobe_off_to_vaddr(): an executable segment wins. */
-static int symfile_vaddr(const struct symfile *sf, uint64_t off,
-			 uint64_t *vaddr)
-{
-	int err = -ENOENT;
-	size_t i;
-
-	for (i = 0; i < sf->nloads; i++) {
-		const struct cload *l = &sf->loads[i];
-
-		if (off < l->off || off - l->off >= l->filesz)
-			continue;
-		*vaddr = off - l->off + l->vaddr;
-		err = 0;
-		if (l->exec)
-			break;
-	}
-	return err;
-}
-
-/* best_in_table() on the sorted copy: only symbols that may reach @vaddr. */
-static const struct csym *csyms_best(const struct csyms *cs, uint64_t vaddr)
-{
-	const struct csym *best = NULL, *c;
-	size_t lo = 0, hi = cs->n, mid;
-	int score, best_score = -1;
-	bool sized;
-
-	while (lo < hi) { /* lo: the first symbol starting after @vaddr */
-		mid = lo + (hi - lo) / 2;
-		if (cs->s[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo-- > 0 && cs->s[lo].max_end > vaddr) {
-		c = &cs->s[lo];
-		sized = c->size && vaddr - c->start < c->size;
-		if (!sized && (c->size || c->start != vaddr))
-			continue;
-		score = c->rank * 2 + sized;
-		if (score > best_score ||
-		    (score == best_score && c->idx < best->idx)) {
-			best = c;
-			best_score = score;
-		}
-	}
-	return best;
-}
-
-static int symfile_lookup(const struct symfile *sf, uint64_t file_offset,
-			  char *buf, size_t len)
-{
-	const struct csym *c = NULL;
-	uint64_t vaddr;
-	int i, n;
-
-	if (symfile_vaddr(sf, file_offset, &vaddr))
-		return -ENOENT;
-	for (i = 0; !c && i < 2; i++)
-		c = csyms_best(&sf->tab[i], vaddr);
-	if (!c)
-		return -ENOENT;
-	n = snprintf(buf, len, "%s+0x%" PRIx64, sf->names + c->name,
-		     vaddr - c->start);
-	return n < 0 || (size_t)n >= len ? -ERANGE : 0;
-}
-
-static bool symfile_is(const struct symfile *sf, const struct stat *st)
-{
-	return sf->dev == st->st_dev && sf->ino == st->st_ino &&
-	       sf->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       sf->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-	       sf->size == st->st_size;
-}
-
-/* Under symcache_lock: the entry for @st, or NULL. */
-static struct symfile *symcache_find(const struct stat *st)
-{
-	int i;
-
-	for (i = 0; i < SYMCACHE_FILES; i++)
-		if (symcache[i] && symfile_is(symcache[i], st))
-			return symcache[i];
-	return NULL;
-}
-
-/* Under symcache_lock: keep @sf, evicting the least recently used. */
-static void symcache_insert(struct symfile *sf)
-{
-	int i, victim = 0;
-
-	for (i = 0; i < SYMCACHE_FILES; i++) {
-		if (!symcache[i]) {
-			victim = i;
-			break;
-		}
-		if (symcache[i]->used < symcache[victim]->used)
-			victim = i;
-	}
-	symfile_free(symcache[victim]);
-	symcache[victim] = sf;
-}
-
-void uprobe_symcache_flush(void)
-{
-	int i;
-
-	pthread_mutex_lock(&symcache_lock);
-	for (i = 0; i < SYMCACHE_FILES; i++) {
-		symfile_free(symcache[i]);
-		symcache[i] = NULL;
-	}
-	pthread_mutex_unlock(&symcache_lock);
-}
-
-/* Look @st up; 1 when it is not cached. */
-static int symcache_lookup(const struct stat *st, uint64_t file_offset,
-			   char *buf, size_t len)
-{
-	struct symfile *sf;
-	int err = 1;
-
-	pthread_mutex_lock(&symcache_lock);
-	sf = symcache_find(st);
-	if (sf) {
-		sf->used = ++symcache_clock;
-		err = symfile_lookup(sf, file_offset, buf, len);
-	}
-	pthread_mutex_unlock(&symcache_lock);
-	return err;
-}
-
-int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
-		     size_t len)
-{
-	struct symfile *sf, *had;
+	struct uprobe_target res;
+	struct uprobe_rfile *rf;
 	struct uprobe_elf f;
-	struct stat st;
 	int err;
 
-	if (!path || !buf || !len)
-		return -EINVAL;
-	if (stat(path, &st) < 0)
-		return -errno;
-	err = symcache_lookup(&st, file_offset, buf, len);
-	if (err <= 0)
-		return err;
-	/* parse outside the lock; the key is the file actually opened */
-	err = uprobe_elf_open(&f, path, NULL);
-	if (err)
-		return err;
-	err = symfile_build(&f, &sf);
-	uprobe_elf_close(&f);
-	if (err)
-		return err;
-	pthread_mutex_lock(&symcache_lock);
-	had = symcache_find(&(struct stat){.st_dev = sf->dev,
-					   .st_ino = sf->ino,
-					   .st_mtim = sf->mtime,
-					   .st_size = sf->size});
-	if (had) { /* another thread was quicker */
-		symfile_free(sf);
-		sf = had;
-	} else {
-		symcache_insert(sf);
+	err = resolve_prepare(canonical, symbol, offset, by_offset, retprobe, t,
+			      &res, terr);
+	if (!err)
+		err = uprobe_rescache_get(canonical, &rf, &f, terr);
+	if (err == 1) {
+		err = resolve_elf(&f, symbol, offset, by_offset, &res, terr);
+	} else if (!err) {
+		res.dev = rf->dev;
+		res.ino = rf->ino;
+		err = resolve_in(&(struct res_src){.rf = rf, .size = rf->size},
+				 symbol, offset, by_offset, &res, terr);
+		uprobe_rescache_put(rf);
 	}
-	sf->used = ++symcache_clock;
-	err = symfile_lookup(sf, file_offset, buf, len);
-	pthread_mutex_unlock(&symcache_lock);
+	if (!err)
+		*t = res;
 	return err;
 }

@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The two caches of uprobe targets, both for the same reason: a thousand
+ * links or lines naming one binary must not parse it a thousand times.
+ *
+ * The resolution cache of uprobe_resolve(): a thousand lines naming one
+ * binary must not parse it a thousand times. What resolving a SYMBOL needs
+ * (PT_LOAD table, every symbol of .symtab and .dynsym with its version,
+ * DT_NEEDED for the "only imported" message) is read once with libelf into
+ * plain arrays, symbols sorted by name, and kept per file, keyed by what
+ * changes when the file does (device, inode, mtime, ctime, size). Entries
+ * are immutable once built and reference counted, so readers use them
+ * without holding the lock and an evicted entry lives until its last user
+ * is done. The Elf and its fd are closed right after building: nothing
+ * stays open and the target is never mapped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "uprobe_internal.h"
+#include "uprobe_target.h"
+
+#define RESCACHE_FILES 8
+/* all entries together; a file needing more is resolved uncached */
+#define RESCACHE_BYTES (64u << 20)
+
+static pthread_mutex_t rescache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uprobe_rfile *rescache[RESCACHE_FILES];
+static size_t rescache_bytes;
+static uint64_t rescache_clock;
+
+static void rfile_free(struct uprobe_rfile *rf)
+{
+	if (!rf)
+		return;
+	free(rf->tab[0].s);
+	free(rf->tab[1].s);
+	free(rf->loads);
+	free(rf->needed);
+	free(rf->names);
+	free(rf);
+}
+
+/* Copy @len bytes of @s and a NUL into the name blob; its offset in @at. */
+static int names_put(struct uprobe_rfile *rf, const char *s, size_t len,
+		     uint32_t *at)
+{
+	char *p;
+
+	if (rf->names_len + len + 1 >= UPROBE_RNONE)
+		return -E2BIG;
+	if (rf->names_len + len + 1 > rf->names_cap) {
+		size_t cap = (rf->names_cap + len + 1) * 2;
+
+		p = realloc(rf->names, cap);
+		if (!p)
+			return -ENOMEM;
+		rf->names = p;
+		rf->names_cap = cap;
+	}
+	p = rf->names + rf->names_len;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	*at = rf->names_len;
+	rf->names_len += len + 1;
+	return 0;
+}
+
+/* By base name (without "@VER"), then in table order. */
+static int rsym_cmp(const void *a, const void *b, void *names)
+{
+	const struct uprobe_rsym *x = a, *y = b;
+	size_t n = x->baselen < y->baselen ? x->baselen : y->baselen;
+	int c = memcmp((char *)names + x->name, (char *)names + y->name, n);
+
+	if (c)
+		return c;
+	if (x->baselen != y->baselen)
+		return x->baselen < y->baselen ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int rsym_add(struct uprobe_rfile *rf, const struct uprobe_symtab *t,
+		    size_t i, struct uprobe_rsym *rs)
+{
+	struct uprobe_sym si;
+	int err;
+
+	/* a table with one unreadable symbol fails every scan of it */
+	if (uprobe_sym_get(t, i, &si) != 0)
+		return -EINVAL;
+	err = names_put(rf, si.name, strlen(si.name), &rs->name);
+	rs->ver = UPROBE_RNONE;
+	if (!err && si.ver && si.baselen < strlen(si.name)) /* "name@VER" */
+		rs->ver = rs->name + (si.ver - si.name);
+	else if (!err && si.ver)
+		err = names_put(rf, si.ver, strlen(si.ver), &rs->ver);
+	rs->value = si.sym.st_value;
+	rs->size = si.sym.st_size;
+	rs->baselen = si.baselen;
+	rs->idx = i;
+	rs->shndx = si.sym.st_shndx;
+	rs->info = si.sym.st_info;
+	rs->hidden = si.hidden;
+	rs->code = uprobe_is_code(t->elf, &si.sym);
+	return err;
+}
+
+/* .symtab or .dynsym (@type); a missing or unreadable one is a state. */
+static int rtab_build(struct uprobe_rfile *rf, Elf *elf, GElf_Word type,
+		      struct uprobe_rtab *rt)
+{
+	struct uprobe_symtab t;
+	size_t i;
+	int err;
+
+	rt->state = uprobe_symtab_load(elf, type, &t);
+	if (rt->state)
+		return 0;
+	if (t.count > UINT32_MAX)
+		return -E2BIG;
+	rt->s = calloc(t.count ? t.count : 1, sizeof(*rt->s));
+	if (!rt->s)
+		return -ENOMEM;
+	for (i = 1; i < t.count; i++) {
+		err = rsym_add(rf, &t, i, &rt->s[rt->n]);
+		if (err == -EINVAL) {
+			rt->state = err;
+			rt->n = 0;
+			return 0;
+		}
+		if (err)
+			return err;
+		rt->n++;
+	}
+	qsort_r(rt->s, rt->n, sizeof(*rt->s), rsym_cmp, rf->names);
+	return 0;
+}
+
+/* The PT_LOAD program headers of @elf, in order; -EINVAL: none readable. */
+static int loads_read(Elf *elf, struct uprobe_rload **loads, size_t *nloads)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -EINVAL;
+	*loads = calloc(n ? n : 1, sizeof(**loads));
+	if (!*loads)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		(*loads)[(*nloads)++] =
+			(struct uprobe_rload){ph.p_offset, ph.p_vaddr,
+					      ph.p_filesz, ph.p_flags & PF_X};
+	}
+	return 0;
+}
+
+/* The DT_NEEDED names that have a name, in order. */
+static int needed_build(struct uprobe_rfile *rf, Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = uprobe_find_scn(elf, SHT_DYNAMIC, &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *name;
+	uint32_t *p;
+	GElf_Dyn dyn;
+	int i, err;
+
+	for (i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+		if (dyn.d_tag != DT_NEEDED)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+		if (!name)
+			continue;
+		p = realloc(rf->needed, (rf->nneeded + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		rf->needed = p;
+		err = names_put(rf, name, strlen(name), &p[rf->nneeded]);
+		if (err)
+			return err;
+		rf->nneeded++;
+	}
+	return 0;
+}
+
+static int rfile_build(const struct uprobe_elf *f, struct uprobe_rfile **out)
+{
+	struct uprobe_rfile *rf = calloc(1, sizeof(*rf));
+	int err;
+
+	if (!rf)
+		return -ENOMEM;
+	rf->dev = f->st.st_dev;
+	rf->ino = f->st.st_ino;
+	rf->mtime = f->st.st_mtim;
+	rf->ctime = f->st.st_ctim;
+	rf->size = f->st.st_size;
+	/* no program headers: no PT_LOAD, every offset is outside */
+	err = loads_read(f->elf, &rf->loads, &rf->nloads);
+	if (err == -EINVAL)
+		err = 0;
+	if (!err)
+		err = rtab_build(rf, f->elf, SHT_SYMTAB, &rf->tab[0]);
+	if (!err)
+		err = rtab_build(rf, f->elf, SHT_DYNSYM, &rf->tab[1]);
+	if (!err)
+		err = needed_build(rf, f->elf);
+	rf->bytes = sizeof(*rf) + rf->names_cap +
+		    rf->nloads * sizeof(*rf->loads) +
+		    rf->nneeded * sizeof(*rf->needed) +
+		    (rf->tab[0].n + rf->tab[1].n) * sizeof(struct uprobe_rsym);
+	if (!err && rf->bytes > RESCACHE_BYTES)
+		err = -E2BIG;
+	if (err) {
+		rfile_free(rf);
+		return err;
+	}
+	*out = rf;
+	return 0;
+}
+
+static bool ts_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool rfile_is(const struct uprobe_rfile *rf, const struct stat *st)
+{
+	return rf->dev == st->st_dev && rf->ino == st->st_ino &&
+	       rf->size == st->st_size && ts_eq(&rf->mtime, &st->st_mtim) &&
+	       ts_eq(&rf->ctime, &st->st_ctim);
+}
+
+/* Under rescache_lock: the slot of the entry for @st, or -1. */
+static int rescache_find(const struct stat *st)
+{
+	int i;
+
+	for (i = 0; i < RESCACHE_FILES; i++)
+		if (rescache[i] && rfile_is(rescache[i], st))
+			return i;
+	return -1;
+}
+
+/* Under rescache_lock: drop slot @i; its users keep it until they put it. */
+static void rescache_unlink(int i)
+{
+	struct uprobe_rfile *rf = rescache[i];
+
+	rescache[i] = NULL;
+	rescache_bytes -= rf->bytes;
+	rf->linked = false;
+	if (!rf->refs)
+		rfile_free(rf);
+}
+
+/* Under rescache_lock: keep @rf, evicting least recently used entries. */
+static void rescache_insert(struct uprobe_rfile *rf)
+{
+	int i, victim;
+
+	for (;;) {
+		victim = -1;
+		for (i = 0; i < RESCACHE_FILES; i++) {
+			if (!rescache[i])
+				break;
+			if (victim < 0 ||
+			    rescache[i]->used < rescache[victim]->used)
+				victim = i;
+		}
+		if (i < RESCACHE_FILES &&
+		    rescache_bytes + rf->bytes <= RESCACHE_BYTES)
+			break;
+		rescache_unlink(victim);
+	}
+	rescache[i] = rf;
+	rescache_bytes += rf->bytes;
+	rf->linked = true;
+}
+
+/* The cached entry for @st with a reference, or NULL. */
+static struct uprobe_rfile *rescache_ref(const struct stat *st)
+{
+	struct uprobe_rfile *rf = NULL;
+	int i;
+
+	pthread_mutex_lock(&rescache_lock);
+	i = rescache_find(st);
+	if (i >= 0) {
+		rf = rescache[i];
+		rf->used = ++rescache_clock;
+		rf->refs++;
+	}
+	pthread_mutex_unlock(&rescache_lock);
+	return rf;
+}
+
+/* Cache the freshly built @rf unless another thread was quicker. */
+static struct uprobe_rfile *rescache_add(struct uprobe_rfile *rf)
+{
+	struct stat key = {.st_dev = rf->dev,
+			   .st_ino = rf->ino,
+			   .st_size = rf->size,
+			   .st_mtim = rf->mtime,
+			   .st_ctim = rf->ctime};
+	int i;
+
+	pthread_mutex_lock(&rescache_lock);
+	i = rescache_find(&key);
+	if (i >= 0) {
+		rfile_free(rf);
+		rf = rescache[i];
+	} else {
+		rescache_insert(rf);
+	}
+	rf->used = ++rescache_clock;
+	rf->refs++;
+	pthread_mutex_unlock(&rescache_lock);
+	return rf;
+}
+
+int uprobe_rescache_get(const char *path, struct uprobe_rfile **rfp,
+			struct uprobe_elf *f, struct target_error *terr)
+{
+	struct uprobe_rfile *rf;
+	struct stat st;
+	int err;
+
+	f->fd = -1;
+	f->elf = NULL;
+	if (stat(path, &st) == 0) {
+		*rfp = rescache_ref(&st);
+		if (*rfp)
+			return 0;
+	}
+	/* parse outside the lock; the key is the file actually opened */
+	err = uprobe_elf_open(f, path, terr);
+	if (err)
+		return err;
+	if (rfile_build(f, &rf) != 0)
+		return 1;
+	uprobe_elf_close(f);
+	*rfp = rescache_add(rf);
+	return 0;
+}
+
+void uprobe_rescache_put(struct uprobe_rfile *rf)
+{
+	if (!rf)
+		return;
+	pthread_mutex_lock(&rescache_lock);
+	if (!--rf->refs && !rf->linked)
+		rfile_free(rf);
+	pthread_mutex_unlock(&rescache_lock);
+}
+
+bool uprobe_rescache_known(const char *path)
+{
+	struct stat st;
+	bool known;
+
+	if (stat(path, &st) != 0)
+		return false;
+	pthread_mutex_lock(&rescache_lock);
+	known = rescache_find(&st) >= 0;
+	pthread_mutex_unlock(&rescache_lock);
+	return known;
+}
+
+void uprobe_rescache_flush(void)
+{
+	int i;
+
+	pthread_mutex_lock(&rescache_lock);
+	for (i = 0; i < RESCACHE_FILES; i++)
+		if (rescache[i])
+			rescache_unlink(i);
+	pthread_mutex_unlock(&rescache_lock);
+}
+
+size_t uprobe_rtab_find(const struct uprobe_rfile *rf, int which,
+			const char *name, size_t baselen, size_t *first)
+{
+	const struct uprobe_rtab *rt = &rf->tab[which];
+	size_t lo = 0, hi = rt->n, mid, n;
+	const char *names = rf->names;
+	int c;
+
+	/* the first entry not sorting before @name, as rsym_cmp() sorts */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		n = rt->s[mid].baselen < baselen ? rt->s[mid].baselen : baselen;
+		c = memcmp(names + rt->s[mid].name, name, n);
+		if (!c)
+			c = rt->s[mid].baselen < baselen
+				    ? -1
+				    : rt->s[mid].baselen > baselen;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (n = lo; n < rt->n && rt->s[n].baselen == baselen &&
+		     !memcmp(names + rt->s[n].name, name, baselen);
+	     n++)
+		;
+	return n - lo;
+}
+
+int uprobe_rfile_vaddr_to_off(const struct uprobe_rfile *rf, uint64_t vaddr,
+			      uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < rf->nloads; i++) {
+		const struct uprobe_rload *l = &rf->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool uprobe_rfile_off_in_exec(const struct uprobe_rfile *rf, uint64_t off)
+{
+	size_t i;
+
+	if ((uint64_t)rf->size <= off)
+		return false;
+	for (i = 0; i < rf->nloads; i++) {
+		const struct uprobe_rload *l = &rf->loads[i];
+
+		if (l->exec && off >= l->off && off - l->off < l->filesz)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ---- offset -> name, cached ----
+ *
+ * A thousand links into one libc must not parse it a thousand times: each
+ * file's code symbols are kept, sorted by address, with its PT_LOAD table,
+ * keyed by what changes when the file does (device, inode, mtime, size).
+ * The lookup gives what uprobe_symbolize_uncached() gives.
+ */
+#define SYMCACHE_FILES 16
+
+struct csym {
+	uint64_t start, size;
+	uint64_t max_end; /* highest end among this and all earlier symbols */
+	uint32_t idx;	  /* in the ELF table: equal scores go to the first */
+	uint32_t name;	  /* offset in symfile.names */
+	int rank;	  /* uprobe_bind_rank() */
+};
+
+struct csyms {
+	struct csym *s;
+	size_t n;
+};
+
+struct symfile {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	uint64_t used; /* LRU clock */
+	struct uprobe_rload *loads;
+	size_t nloads;
+	struct csyms tab[2]; /* .symtab, .dynsym */
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct symfile *symcache[SYMCACHE_FILES];
+static uint64_t symcache_clock;
+
+static void symfile_free(struct symfile *sf)
+{
+	if (!sf)
+		return;
+	free(sf->tab[0].s);
+	free(sf->tab[1].s);
+	free(sf->loads);
+	free(sf->names);
+	free(sf);
+}
+
+static int names_add(struct symfile *sf, const struct uprobe_symtab *t,
+		     const struct uprobe_sym *si, uint32_t *at)
+{
+	size_t need = strlen(si->name) + 2 + (si->ver ? strlen(si->ver) : 0);
+	bool named_ver = t->versym && si->hidden && si->ver;
+	char *p;
+
+	if (sf->names_len + need > UINT32_MAX)
+		return -E2BIG;
+	if (sf->names_len + need > sf->names_cap) {
+		size_t cap = (sf->names_cap + need) * 2;
+
+		p = realloc(sf->names, cap);
+		if (!p)
+			return -ENOMEM;
+		sf->names = p;
+		sf->names_cap = cap;
+	}
+	p = sf->names + sf->names_len;
+	/* as format_sym(): a .dynsym compat version must be named */
+	sf->names_len +=
+		sprintf(p, named_ver ? "%s@%s" : "%s", si->name, si->ver) + 1;
+	*at = p - sf->names;
+	return 0;
+}
+
+static int csym_cmp(const void *a, const void *b)
+{
+	const struct csym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The code symbols of @t, as best_in_table() would consider them. */
+static int csyms_build(struct symfile *sf, const struct uprobe_symtab *t,
+		       struct csyms *cs)
+{
+	struct uprobe_sym si;
+	uint64_t end, max_end = 0;
+	size_t i;
+	int err;
+
+	cs->s = calloc(t->count ? t->count : 1, sizeof(*cs->s));
+	if (!cs->s)
+		return -ENOMEM;
+	for (i = 1; i < t->count; i++) {
+		struct csym *c = &cs->s[cs->n];
+
+		if (uprobe_sym_get(t, i, &si) != 0)
+			return -EINVAL;
+		if (si.sym.st_shndx == SHN_UNDEF ||
+		    si.sym.st_shndx == SHN_ABS || !*si.name ||
+		    !uprobe_is_code(t->elf, &si.sym))
+			continue;
+		err = names_add(sf, t, &si, &c->name);
+		if (err)
+			return err;
+		c->start = si.sym.st_value;
+		c->size = si.sym.st_size;
+		c->idx = i;
+		c->rank = uprobe_bind_rank(GELF_ST_BIND(si.sym.st_info));
+		cs->n++;
+	}
+	qsort(cs->s, cs->n, sizeof(*cs->s), csym_cmp);
+	for (i = 0; i < cs->n; i++) {
+		end = cs->s[i].start + (cs->s[i].size ? cs->s[i].size : 1);
+		if (end > max_end)
+			max_end = end;
+		cs->s[i].max_end = max_end;
+	}
+	return 0;
+}
+
+static int symfile_build(const struct uprobe_elf *f, struct symfile **out)
+{
+	static const GElf_Word types[] = {SHT_SYMTAB, SHT_DYNSYM};
+	struct symfile *sf = calloc(1, sizeof(*sf));
+	struct uprobe_symtab t;
+	int i, err;
+
+	if (!sf)
+		return -ENOMEM;
+	sf->dev = f->st.st_dev;
+	sf->ino = f->st.st_ino;
+	sf->mtime = f->st.st_mtim;
+	sf->size = f->st.st_size;
+	err = loads_read(f->elf, &sf->loads, &sf->nloads);
+	for (i = 0; !err && i < 2; i++) {
+		err = uprobe_symtab_load(f->elf, types[i], &t);
+		if (err == -ENOENT)
+			err = 0;
+		else if (!err)
+			err = csyms_build(sf, &t, &sf->tab[i]);
+	}
+	if (err) {
+		symfile_free(sf);
+		return err;
+	}
+	*out = sf;
+	return 0;
+}
+
+/* As uprobe_off_to_vaddr(): an executable segment wins. */
+static int symfile_vaddr(const struct symfile *sf, uint64_t off,
+			 uint64_t *vaddr)
+{
+	int err = -ENOENT;
+	size_t i;
+
+	for (i = 0; i < sf->nloads; i++) {
+		const struct uprobe_rload *l = &sf->loads[i];
+
+		if (off < l->off || off - l->off >= l->filesz)
+			continue;
+		*vaddr = off - l->off + l->vaddr;
+		err = 0;
+		if (l->exec)
+			break;
+	}
+	return err;
+}
+
+/* best_in_table() on the sorted copy: only symbols that may reach @vaddr. */
+static const struct csym *csyms_best(const struct csyms *cs, uint64_t vaddr)
+{
+	const struct csym *best = NULL, *c;
+	size_t lo = 0, hi = cs->n, mid;
+	int score, best_score = -1;
+	bool sized;
+
+	while (lo < hi) { /* lo: the first symbol starting after @vaddr */
+		mid = lo + (hi - lo) / 2;
+		if (cs->s[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && cs->s[lo].max_end > vaddr) {
+		c = &cs->s[lo];
+		sized = c->size && vaddr - c->start < c->size;
+		if (!sized && (c->size || c->start != vaddr))
+			continue;
+		score = c->rank * 2 + sized;
+		if (score > best_score ||
+		    (score == best_score && c->idx < best->idx)) {
+			best = c;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static int symfile_lookup(const struct symfile *sf, uint64_t file_offset,
+			  char *buf, size_t len)
+{
+	const struct csym *c = NULL;
+	uint64_t vaddr;
+	int i, n;
+
+	if (symfile_vaddr(sf, file_offset, &vaddr))
+		return -ENOENT;
+	for (i = 0; !c && i < 2; i++)
+		c = csyms_best(&sf->tab[i], vaddr);
+	if (!c)
+		return -ENOENT;
+	n = snprintf(buf, len, "%s+0x%" PRIx64, sf->names + c->name,
+		     vaddr - c->start);
+	return n < 0 || (size_t)n >= len ? -ERANGE : 0;
+}
+
+static bool symfile_is(const struct symfile *sf, const struct stat *st)
+{
+	return sf->dev == st->st_dev && sf->ino == st->st_ino &&
+	       sf->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       sf->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       sf->size == st->st_size;
+}
+
+/* Under symcache_lock: the entry for @st, or NULL. */
+static struct symfile *symcache_find(const struct stat *st)
+{
+	int i;
+
+	for (i = 0; i < SYMCACHE_FILES; i++)
+		if (symcache[i] && symfile_is(symcache[i], st))
+			return symcache[i];
+	return NULL;
+}
+
+/* Under symcache_lock: keep @sf, evicting the least recently used. */
+static void symcache_insert(struct symfile *sf)
+{
+	int i, victim = 0;
+
+	for (i = 0; i < SYMCACHE_FILES; i++) {
+		if (!symcache[i]) {
+			victim = i;
+			break;
+		}
+		if (symcache[i]->used < symcache[victim]->used)
+			victim = i;
+	}
+	symfile_free(symcache[victim]);
+	symcache[victim] = sf;
+}
+
+void uprobe_symcache_flush(void)
+{
+	int i;
+
+	pthread_mutex_lock(&symcache_lock);
+	for (i = 0; i < SYMCACHE_FILES; i++) {
+		symfile_free(symcache[i]);
+		symcache[i] = NULL;
+	}
+	pthread_mutex_unlock(&symcache_lock);
+}
+
+/* Look @st up; 1 when it is not cached. */
+static int symcache_lookup(const struct stat *st, uint64_t file_offset,
+			   char *buf, size_t len)
+{
+	struct symfile *sf;
+	int err = 1;
+
+	pthread_mutex_lock(&symcache_lock);
+	sf = symcache_find(st);
+	if (sf) {
+		sf->used = ++symcache_clock;
+		err = symfile_lookup(sf, file_offset, buf, len);
+	}
+	pthread_mutex_unlock(&symcache_lock);
+	return err;
+}
+
+int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
+		     size_t len)
+{
+	struct symfile *sf, *had;
+	struct uprobe_elf f;
+	struct stat st;
+	int err;
+
+	if (!path || !buf || !len)
+		return -EINVAL;
+	if (stat(path, &st) < 0)
+		return -errno;
+	err = symcache_lookup(&st, file_offset, buf, len);
+	if (err <= 0)
+		return err;
+	/* parse outside the lock; the key is the file actually opened */
+	err = uprobe_elf_open(&f, path, NULL);
+	if (err)
+		return err;
+	err = symfile_build(&f, &sf);
+	uprobe_elf_close(&f);
+	if (err)
+		return err;
+	pthread_mutex_lock(&symcache_lock);
+	had = symcache_find(&(struct stat){.st_dev = sf->dev,
+					   .st_ino = sf->ino,
+					   .st_mtim = sf->mtime,
+					   .st_size = sf->size});
+	if (had) { /* another thread was quicker */
+		symfile_free(sf);
+		sf = had;
+	} else {
+		symcache_insert(sf);
+	}
+	sf->used = ++symcache_clock;
+	err = symfile_lookup(sf, file_offset, buf, len);
+	pthread_mutex_unlock(&symcache_lock);
+	return err;
+}
