@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "attach.h"
 #include "linkinfo.h"
@@ -407,9 +408,11 @@ static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 		return err;
 	}
 	if (info.type != (uint32_t)want) {
-		set_msg(msg, msglen,
-			"%s has program type %u, a %s needs a %s program (%d)",
-			path, info.type, kind_name(kind), want_name, want);
+		const char *have = libbpf_bpf_prog_type_str(info.type);
+
+		set_msg(msg, msglen, "%s is a %s program; a %s needs a %s program",
+			path, have ? have : "unknown", kind_name(kind),
+			want_name);
 		return -EINVAL;
 	}
 	return 0;

@@ -128,8 +128,14 @@ void control_release(struct control_handle *h);
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid);
 
-/** control_flush() - run a last line without a newline; -errno on failure */
-int control_flush(struct control_handle *h, pid_t pid);
+/**
+ * control_flush() - run a last line without a newline (DESIGN.md 3.2)
+ * @h: the handle
+ * @pid: the process closing it; only the last writer's close runs the line
+ * @last: the handle's release: run it whoever wrote it
+ * Return: 0, or -errno of the line.
+ */
+int control_flush(struct control_handle *h, pid_t pid, bool last);
 
 /**
  * control_read() - read-back (DESIGN.md 3.4)

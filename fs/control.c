@@ -21,6 +21,10 @@ struct control_handle {
 	char *partial; /* an incomplete last line */
 	size_t partial_len;
 	bool partial_too_long;
+	/* the rest of a line that failed is dropped up to its newline: a
+	 * writer that retries a short write must not run its tail */
+	bool discard;
+	pid_t writer; /* the last process that wrote here */
 	char *out; /* created ids not yet read back */
 	size_t out_len, out_pos;
 	char *listing; /* read on a handle that has not written */
@@ -71,6 +75,11 @@ void error_log_add(int err, unsigned int line_no, const char *msg,
 	n = snprintf(e, 1024, "[%ld.%06ld] %s: line %u: %s\n  Command: ",
 		     (long)ts.tv_sec, ts.tv_nsec / 1000, errno_name(err),
 		     line_no, msg);
+	/* paths in messages may hold any byte: keep the log printable */
+	for (i = 0; i < n; i++)
+		if ((unsigned char)e[i] >= 0x7f ||
+		    ((unsigned char)e[i] < 0x20 && e[i] != '\n'))
+			e[i] = '?';
 	/* One byte, one column: unprintable bytes show as '?' */
 	for (i = 0; i < shown; i++)
 		e[n++] = (unsigned char)line[i] < 0x20 ||
@@ -237,6 +246,20 @@ static int run_partial(struct control_handle *h, pid_t pid,
 	return err;
 }
 
+/* In discard mode: drop up to the newline; the request fails (EINVAL). */
+static bool discard_rest(struct control_handle *h, const char **data,
+			 size_t *len)
+{
+	const char *nl;
+
+	if (!h->discard)
+		return false;
+	nl = memchr(*data, '\n', *len);
+	if (nl)
+		h->discard = false;
+	return true;
+}
+
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid)
 {
@@ -246,6 +269,11 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 
 	pthread_mutex_lock(&h->lock);
 	h->wrote = true;
+	h->writer = pid;
+	if (discard_rest(h, &data, &len)) {
+		pthread_mutex_unlock(&h->lock);
+		return -EINVAL;
+	}
 	while (!err && pos < len) {
 		const char *nl = memchr(data + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
@@ -258,6 +286,9 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 			err = partial_add(h, data + pos, n);
 			if (!err)
 				err = run_partial(h, pid, &made);
+			/* its start was accepted by an earlier request */
+			if (err)
+				h->discard = true;
 		} else {
 			err = run_line(h, data + pos, n, pid, &made);
 		}
@@ -275,13 +306,18 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 	return err ? err : (ssize_t)len;
 }
 
-int control_flush(struct control_handle *h, pid_t pid)
+int control_flush(struct control_handle *h, pid_t pid, bool last)
 {
 	struct id_list made = { 0 };
 	int err = 0;
 
 	pthread_mutex_lock(&h->lock);
-	if (h->partial_len || h->partial_too_long) {
+	/*
+	 * Only the writer's own close runs its last line (a forked child
+	 * exiting closes its copy too); the final release runs it anyway.
+	 */
+	if ((h->partial_len || h->partial_too_long) &&
+	    (last || pid == h->writer)) {
 		err = run_partial(h, pid, &made);
 		if (err)
 			undo(&made);

@@ -224,11 +224,16 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 			continue;
 		}
 		err = lfd < 0 ? lfd : 0;
-		if (err)
-			snprintf(ce->msg, sizeof(ce->msg),
-				 "cannot create the link: %s", strerror(-err));
 		if (err == -EEXIST)
 			err = -E2BIG;
+		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "64 programs run on this tracepoint, the "
+				 "kernel's limit (removed links count until "
+				 "the kernel has released them)");
+		else if (err)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot create the link: %s", strerror(-err));
 		break;
 	}
 	if (pfd >= 0)
@@ -275,6 +280,13 @@ static int cpus_for(const struct probe_spec *p, int *cpus)
 		return 1;
 	}
 	if (p->opts & OPT_CPU) {
+		int n = online_cpus(cpus, MAX_CPUS), i;
+
+		for (i = 0; i < n; i++)
+			if (cpus[i] == p->cpu)
+				break;
+		if (n > 0 && i == n)
+			return -ENXIO; /* told apart by the caller */
 		cpus[0] = p->cpu;
 		return 1;
 	}
@@ -352,7 +364,15 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 				 ut->warning);
 	}
 	n = err ? 0 : cpus_for(p, cpus);
-	if (n < 0) {
+	if (n == -ENXIO) {
+		const char *opt = memmem(line, len, "cpu=", 4);
+
+		err = -EINVAL;
+		snprintf(ce->msg, sizeof(ce->msg),
+			 "cpu %d is not online (see /sys/devices/system/cpu/online)",
+			 p->cpu);
+		ce->column = opt ? (size_t)(opt - line) : 0;
+	} else if (n < 0) {
 		err = n;
 		snprintf(ce->msg, sizeof(ce->msg), "cannot read online CPUs");
 	}

@@ -21,6 +21,7 @@
 #include "perf_names.h"
 #include "pin.h"
 #include "tree.h"
+#include "uprobe_target.h"
 
 #define COUNTER_SLOTS 65536
 
@@ -134,6 +135,26 @@ static int opt_proc(void *data, const char *arg, int key,
 	}
 }
 
+/* Is a bpflinkfs already mounted on @mnt? (/proc/self/mountinfo) */
+static bool already_mounted(const char *mnt)
+{
+	char real[PATH_MAX], line[4096], point[PATH_MAX], *dash;
+	FILE *f;
+	bool found = false;
+
+	if (!realpath(mnt, real) || !(f = fopen("/proc/self/mountinfo", "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 && dash &&
+		    strcmp(point, real) == 0 &&
+		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 /* Each failure: one line naming the fix. */
 static int check_prerequisites(const char *mnt)
 {
@@ -172,6 +193,12 @@ static int check_prerequisites(const char *mnt)
 				"mkdir -p %s\n",
 			mnt, mnt);
 		return -ENOENT;
+	}
+	if (S_ISDIR(st.st_mode) && already_mounted(mnt)) {
+		fprintf(stderr, "bpflinkfs: %s is already a bpflinkfs mount: "
+				"fusermount3 -u %s first\n",
+			mnt, mnt);
+		return -EBUSY;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory: "
@@ -347,6 +374,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	daemon_state.foreground = o.foreground;
+	uprobe_exclude_dir(o.mountpoint);
 	if (daemon_setup()) {
 		ret = 1;
 		goto out;

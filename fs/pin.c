@@ -58,10 +58,34 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* The nearest existing ancestor of @dir is in bpffs: nothing made else. */
+static bool under_bpffs(const char *dir)
+{
+	char path[PATH_MAX], *slash;
+	struct statfs sfs;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	while (statfs(path, &sfs)) {
+		slash = strrchr(path, '/');
+		if (errno != ENOENT || !slash || slash == path)
+			return false;
+		*slash = '\0';
+	}
+	return sfs.f_type == BPF_FS_MAGIC;
+}
+
 static int dir_take(const char *dir)
 {
 	struct statfs sfs;
-	int err = dir[0] == '/' ? mkdir_p(dir) : -EINVAL;
+	int err = dir[0] != '/' ? -EINVAL : !under_bpffs(dir) ? -ENOTDIR :
+								  mkdir_p(dir);
+
+	if (err == -ENOTDIR) {
+		fprintf(stderr, "bpflinkfs: pin_dir %s is not in a BPF file "
+				"system: mount -t bpf bpf /sys/fs/bpf\n",
+			dir);
+		return -EINVAL;
+	}
 
 	if (err) {
 		fprintf(stderr, "bpflinkfs: pin_dir %s: %s\n", dir,

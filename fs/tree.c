@@ -263,6 +263,9 @@ static void open_file_free(void *obj)
 	struct open_file *of = obj;
 	bool big = of->len > (1u << 18);
 
+	/* a last line nobody's close ran: its error goes to error_log only */
+	if (of->control)
+		control_flush(of->control, 0, true);
 	control_release(of->control);
 	free(of->buf);
 	free(of);
@@ -504,7 +507,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int err = 0;
 
 	if (of && of->control)
-		err = control_flush(of->control, fuse_req_ctx(req)->pid);
+		err = control_flush(of->control, fuse_req_ctx(req)->pid,
+				    false);
 	if (of)
 		handle_put(fi->fh);
 	fuse_reply_err(req, -err);
@@ -574,6 +578,24 @@ static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
 	op_refuse(req);
 }
 
+static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n,
+		      fuse_ino_t np, const char *nn, unsigned int flags)
+{
+	op_refuse(req);
+}
+
+static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t p,
+		       const char *n)
+{
+	op_refuse(req);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np,
+		    const char *nn)
+{
+	op_refuse(req);
+}
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	mount_time = time(NULL);
@@ -599,4 +621,7 @@ const struct fuse_lowlevel_ops tree_ops = {
 	.mkdir = op_mkdir,
 	.unlink = op_unlink,
 	.create = op_create,
+	.rename = op_rename,
+	.symlink = op_symlink,
+	.link = op_link,
 };

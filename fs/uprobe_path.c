@@ -263,7 +263,8 @@ int uprobe_elf_open(struct uprobe_elf *f, const char *path,
 		uprobe_set_err(terr, 0, "libelf is unusable");
 		return err;
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not block the daemon; it is refused below */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f->fd < 0 || fstat(f->fd, &f->st) < 0) {
 		err = -errno;
 		uprobe_set_err(terr, 0, "cannot open %s: %s", path,
@@ -481,6 +482,26 @@ bool uprobe_off_in_exec(Elf *elf, uint64_t off, off_t file_size)
 	return false;
 }
 
+
+static char excluded_dir[PATH_MAX];
+
+void uprobe_exclude_dir(const char *dir)
+{
+	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
+}
+
+/* Is @path (absolute, not yet resolved) inside the excluded directory? */
+static bool in_excluded_dir(const char *path, struct target_error *terr)
+{
+	size_t n = strlen(excluded_dir);
+
+	if (!n || strncmp(path, excluded_dir, n) ||
+	    (path[n] != '/' && path[n] != '\0'))
+		return false;
+	uprobe_set_err(terr, 0, "%s is inside the bpflinkfs mount %s", path,
+		       excluded_dir);
+	return true;
+}
 static int resolve_relative(const char *path, pid_t pid, char *out,
 			    struct target_error *terr)
 {
@@ -500,6 +521,9 @@ static int resolve_relative(const char *path, pid_t pid, char *out,
 		return -err;
 	}
 	cwd[n] = '\0';
+	snprintf(buf, sizeof(buf), "%s/%s", cwd, path);
+	if (in_excluded_dir(buf, terr))
+		return -EINVAL;
 	if (snprintf(buf, sizeof(buf), "%s/%s", proc, path) >=
 	    (int)sizeof(buf)) {
 		uprobe_set_err(terr, 0, "path too long");
@@ -525,6 +549,8 @@ int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 		return -EINVAL;
 	}
 	if (path[0] == '/') {
+		if (in_excluded_dir(path, terr))
+			return -EINVAL;
 		if (!realpath(path, out)) {
 			err = -errno;
 			uprobe_set_err(terr, 0, "%s: %s", path, errstr(errno));

@@ -60,6 +60,12 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   struct target_error *terr);
 
 /**
+ * uprobe_exclude_dir() - refuse paths under @dir (the daemon's own mount:
+ * resolving them would send the daemon requests to itself)
+ */
+void uprobe_exclude_dir(const char *dir);
+
+/**
  * uprobe_symbolize() - name the function containing a file offset
  * @path: ELF file
  * @file_offset: as in link info (uprobe offset)

@@ -354,7 +354,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		pos += n;
 	}
 	if (!(flags & 0x20)) {
-		r = control_flush(h, 4242);
+		r = control_flush(h, 4242, false);
 		check(r == 0 || known_errno(r), "flush returns 0 or -errno");
 		account(r);
 	} else {

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Edges a new user found: a FIFO as uprobe target, files inside the mount
+# itself, the tail of an over-long line retried by the writer, a forked
+# child closing its copy of a control handle, mounting twice, a pin_dir
+# outside bpffs, a cpu= that is not online.
+
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+
+bl_setup
+bl_mount -s # single-threaded: a request to itself would hang for good
+
+owned() { timeout 15 cat "$MNT/control" | wc -l; }
+# errno of one write of $1 (a Python bytes literal) on a fresh handle
+werr() {
+	timeout 15 python3 - "$MNT/control" "$1" <<'PY'
+import errno, sys
+try:
+    with open(sys.argv[1], "wb") as f:
+        f.write(eval(sys.argv[2]))
+    print("OK")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+PY
+}
+
+mkfifo "$WORK/fifo"
+assert_eq "uprobe on a FIFO" EINVAL "$(werr "b'u:$WORK/fifo:foo\\n'")"
+assert_match "FIFO message" "not a regular file" "$(cat "$MNT/error_log")"
+assert_eq "uprobe on a file in the mount" EINVAL \
+	"$(werr "b'u:$MNT/features:foo\\n'")"
+assert_match "mount message" "inside the bpflinkfs mount" \
+	"$(cat "$MNT/error_log")"
+out=$(cd "$MNT" && timeout 15 bash -c "echo 'u:./links:f' > control" 2>&1)
+assert_match "relative path into the mount" "Invalid argument" "$out"
+assert_true "daemon answers after all that" bl_daemon_alive
+
+# a line over 1 MiB fails, and its tail never runs as a command of its own
+assert_eq "over-long comment line" EINVAL \
+	"$(werr "b'#' + b' ' * 1100000 + b's:cpu-clock cpu=0\\n'")"
+assert_eq "nothing made by its tail" 0 "$(owned)"
+
+# only the writer's own close runs its unfinished line
+res=$(timeout 15 python3 - "$MNT/control" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.write(fd, b"s:cpu-clock")
+if os.fork() == 0:
+    os._exit(0)
+os.wait()
+os.write(fd, b" cpu=0\n")
+print(os.read(fd, 100).decode().split())
+os.close(fd)
+PY
+)
+assert_match "forked child's exit left the line alone" "^\['[0-9]+'\]$" "$res"
+assert_eq "one link from the joined line" 1 "$(owned)"
+assert_match "its spec" "s:cpu-clock cpu=0" "$(cat "$MNT/control")"
+echo '-*' >"$MNT/control"
+
+# cpu= must name an online CPU
+assert_eq "cpu=4096" EINVAL "$(werr "b's:cpu-clock cpu=4096\\n'")"
+assert_match "cpu message" "cpu 4096 is not online" "$(cat "$MNT/error_log")"
+caret=$(grep -A2 'cpu 4096' "$MNT/error_log" | tail -1)
+assert_eq "caret under cpu=" "$(printf '%*s^' $((11 + 12)) '')" "$caret"
+
+# a second mount on the same directory is refused
+out=$(timeout 15 "$BPFLINKFS" "$MNT" -f 2>&1) && fail "second mount accepted"
+assert_match "second mount message" "already a bpflinkfs mount" "$out"
+
+# a pin_dir outside bpffs is refused before anything is made
+out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$WORK/p/q" 2>&1) &&
+	fail "pin_dir outside bpffs accepted"
+assert_match "pin_dir message" "not in a BPF file system" "$out"
+assert_true "no directories made" test ! -e "$WORK/p"
+finish
