@@ -6,14 +6,20 @@
  * creating them, then closing them from one thread or from T threads.
  *
  *   bare_uprobes [--threads LIST] [--prefix P] [--repeat R] BINARY [N]
- *   bare_uprobes --count-links
+ *   bare_uprobes --libbpf-by-name OBJ [--prefix P] BINARY [N]
+ *   bare_uprobes --count-links | --count-perf-links
  *   bare_uprobes --count-ids FILE
  *
  * LIST is comma separated thread counts, 1 meaning one thread closing in
  * order (default 1,2,4,8). Every entry is one round: create N, close N.
  * Output is one `key=value ...` line per measurement, for scripts.
- * --count-links prints how many BPF link ids exist; --count-ids how many
- * of the ids listed in FILE (whitespace separated) still exist.
+ * --libbpf-by-name is what a libbpf user writes instead: the first program
+ * of the BPF object OBJ attached N times with bpf_program__attach_uprobe_opts
+ * by function name (libbpf resolves each name itself), then every link
+ * destroyed with bpf_link__destroy in order.
+ * --count-links prints how many BPF link ids exist; --count-perf-links how
+ * many of them are perf-event links; --count-ids how many of the ids listed
+ * in FILE (whitespace separated) still exist.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +37,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
 #define UPROBE_TYPE_FILE "/sys/bus/event_source/devices/uprobe/type"
@@ -254,6 +261,32 @@ static long count_links(void)
 	return errno == ENOENT ? n : -errno;
 }
 
+/*
+ * Number of perf-event links (uprobes among them). Unlike the other counters
+ * it opens each id, for the type: run it only while no link is being
+ * created or measured, since a link whose owner closes it while we hold it
+ * is released by our close.
+ */
+static long count_perf_links(void)
+{
+	__u32 id = 0;
+	long n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue; /* gone since get_next_id */
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.type == BPF_LINK_TYPE_PERF_EVENT)
+			n++;
+		close(fd);
+	}
+	return errno == ENOENT ? n : -errno;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
@@ -350,6 +383,89 @@ static int round_once(int pmu, int prog, const char *path,
 	return 0;
 }
 
+/* Attaches @prog to @t[0..n) by name; the links in @links. */
+static int attach_by_name(struct bpf_program *prog, const char *path,
+			  const struct target *t, size_t n,
+			  struct bpf_link **links)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uo.func_name = t[i].name;
+		links[i] = bpf_program__attach_uprobe_opts(prog, -1, path, 0,
+							   &uo);
+		if (!links[i]) {
+			int err = -errno;
+
+			fprintf(stderr, "bare_uprobes: libbpf: %s: %s\n",
+				t[i].name, strerror(-err));
+			while (i--)
+				bpf_link__destroy(links[i]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --libbpf-by-name: N links through libbpf's by-name uprobe attach, timed
+ * like round_once (create, then destroy in order from one thread).
+ */
+static int libbpf_round(const char *obj_path, const char *path,
+			const struct target *t, size_t n)
+{
+	struct bpf_link **links = calloc(n, sizeof(*links));
+	__u32 *ids = calloc(n, sizeof(*ids));
+	double t0, create_s, destroy_s;
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	size_t i;
+	int err;
+
+	if (!links || !ids)
+		return -ENOMEM;
+	obj = bpf_object__open_file(obj_path, NULL);
+	if (!obj)
+		return -errno;
+	err = bpf_object__load(obj);
+	prog = err ? NULL : bpf_object__next_program(obj, NULL);
+	if (!prog) {
+		fprintf(stderr, "bare_uprobes: %s: %s\n", obj_path,
+			err ? strerror(-err) : "no program");
+		bpf_object__close(obj);
+		return err ? err : -ENOENT;
+	}
+	t0 = now_s();
+	err = attach_by_name(prog, path, t, n, links);
+	create_s = now_s() - t0;
+	if (err) {
+		bpf_object__close(obj);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_link__fd(links[i]), &info,
+					    &len))
+			ids[i] = info.id;
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+	destroy_s = now_s() - t0;
+	printf("libbpf create n=%zu s=%.6f rate=%.1f\n", n, create_s,
+	       n / create_s);
+	printf("libbpf destroy threads=1 n=%zu s=%.6f rate=%.1f ids_left=%zu\n",
+	       n, destroy_s, n / destroy_s, ids_left(ids, n));
+	bpf_object__close(obj);
+	free(links);
+	free(ids);
+	return 0;
+}
+
 static int parse_threads(const char *s, int *list, int max)
 {
 	int n = 0;
@@ -372,7 +488,10 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bare_uprobes [--threads 1,2,4,8] [--prefix P] "
 		"[--repeat R] BINARY [N]\n"
-		"       bare_uprobes --count-links | --count-ids FILE\n");
+		"       bare_uprobes --libbpf-by-name OBJ [--prefix P] "
+		"BINARY [N]\n"
+		"       bare_uprobes --count-links | --count-perf-links | "
+		"--count-ids FILE\n");
 	exit(2);
 }
 
@@ -387,15 +506,15 @@ static void raise_nofile(void)
 }
 
 struct options {
-	const char *prefix;
+	const char *prefix, *obj;
 	int threads[16];
 	int nthr, repeat;
 };
 
-/* --count-links: the number of link ids, or why not. */
-static int print_link_count(void)
+/* --count-links / --count-perf-links: the number of links, or why not. */
+static int print_link_count(bool perf_only)
 {
-	long c = count_links();
+	long c = perf_only ? count_perf_links() : count_links();
 
 	if (c < 0) {
 		fprintf(stderr, "bare_uprobes: %s\n", strerror(-c));
@@ -412,8 +531,10 @@ static int parse_opts(int argc, char **argv, struct options *o, int *rc)
 	int argi;
 
 	for (argi = 1; argi < argc && !strncmp(argv[argi], "--", 2); argi++) {
-		if (!strcmp(argv[argi], "--count-links")) {
-			*rc = print_link_count();
+		if (!strcmp(argv[argi], "--count-links") ||
+		    !strcmp(argv[argi], "--count-perf-links")) {
+			*rc = print_link_count(!strcmp(argv[argi],
+						       "--count-perf-links"));
 			return -1;
 		}
 		if (argi + 1 >= argc)
@@ -424,6 +545,8 @@ static int parse_opts(int argc, char **argv, struct options *o, int *rc)
 		}
 		if (!strcmp(argv[argi], "--threads"))
 			o->nthr = parse_threads(argv[++argi], o->threads, 16);
+		else if (!strcmp(argv[argi], "--libbpf-by-name"))
+			o->obj = argv[++argi];
 		else if (!strcmp(argv[argi], "--prefix"))
 			o->prefix = argv[++argi];
 		else if (!strcmp(argv[argi], "--repeat"))
@@ -440,7 +563,7 @@ static int parse_opts(int argc, char **argv, struct options *o, int *rc)
 
 int main(int argc, char **argv)
 {
-	struct options o = {"bench_fn_", {1, 2, 4, 8}, 4, 1};
+	struct options o = {"bench_fn_", NULL, {1, 2, 4, 8}, 4, 1};
 	struct target *t = NULL;
 	int i, r, pmu, prog, rc = 0, argi;
 	size_t n = 0, want;
@@ -462,6 +585,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	raise_nofile();
+	if (o.obj) {
+		rc = libbpf_round(o.obj, canon, t, want);
+		if (rc)
+			fprintf(stderr, "bare_uprobes: libbpf: %s\n",
+				strerror(-rc));
+		return rc ? 1 : 0;
+	}
 	pmu = uprobe_pmu_type();
 	prog = load_prog();
 	if (pmu < 0 || prog < 0) {

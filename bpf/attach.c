@@ -5,6 +5,7 @@
  * so no tracefs probe definitions are ever created or left behind.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -107,7 +108,7 @@ static int read_uint(const char *path, unsigned long *val)
  * The PMU's type and the config bit that makes a return probe, as the
  * PMU describes itself ("config:0" in format/retprobe).
  */
-static int probe_pmu(const char *pmu, unsigned long *type, int *ret_bit)
+static int probe_pmu_read(const char *pmu, unsigned long *type, int *ret_bit)
 {
 	char path[128], buf[64];
 	int err, bit;
@@ -124,6 +125,28 @@ static int probe_pmu(const char *pmu, unsigned long *type, int *ret_bit)
 		return -EINVAL;
 	*ret_bit = bit;
 	return 0;
+}
+
+/* A PMU's type is fixed while the system runs: read sysfs once per PMU. */
+static int probe_pmu(const char *pmu, unsigned long *type, int *ret_bit)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct {
+		bool known;
+		unsigned long type;
+		int ret_bit;
+	} seen[2];
+	int i = strcmp(pmu, "uprobe") == 0, err = 0;
+
+	pthread_mutex_lock(&lock);
+	if (!seen[i].known) {
+		err = probe_pmu_read(pmu, &seen[i].type, &seen[i].ret_bit);
+		seen[i].known = err == 0;
+	}
+	*type = seen[i].type;
+	*ret_bit = seen[i].ret_bit;
+	pthread_mutex_unlock(&lock);
+	return err;
 }
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
