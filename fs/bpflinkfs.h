@@ -84,6 +84,14 @@ int owned_get(__u32 id, struct owned_info *out);
 bool owned_is_dying(__u32 id);
 
 /**
+ * owned_dying_ids() - every id removed but maybe still listed by the
+ * kernel, ascending; taken before an enumeration so that a link whose
+ * release ends during it is not listed
+ * Return: the count and a malloc'd array in *ids, or -ENOMEM.
+ */
+int owned_dying_ids(__u32 **ids);
+
+/**
  * owned_remove() - detach an owned link: it leaves the tree at once, the
  * reaper closes its fd and frees its counter slot in the background.
  * Return: 0, -ENOENT (unknown id), -EPERM (a link this mount does not own).

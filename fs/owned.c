@@ -179,6 +179,33 @@ bool owned_is_dying(__u32 id)
 	return dying;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int owned_dying_ids(__u32 **out)
+{
+	struct dying_link *d;
+	size_t n = 0;
+	__u32 *ids;
+
+	pthread_mutex_lock(&lock);
+	ids = malloc((dying_busy + 1) * sizeof(*ids));
+	for (d = dying_head; ids && d; d = d->next)
+		ids[n++] = d->id;
+	for (d = closing; ids && d; d = d->next)
+		ids[n++] = d->id;
+	pthread_mutex_unlock(&lock);
+	if (!ids)
+		return -ENOMEM;
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	*out = ids;
+	return n;
+}
+
 /* Move owned[at] to the reaper's queue; lock held. */
 static int owned_unlist(size_t at)
 {

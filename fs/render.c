@@ -341,19 +341,39 @@ static int all_link_ids(__u32 **out)
 	return n;
 }
 
+static bool in_sorted(const __u32 *ids, int n, __u32 id)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id;
+}
+
 int perf_link_ids(__u32 **out)
 {
-	__u32 *ids = NULL, type;
-	int n = all_link_ids(&ids), i, kept = 0;
+	__u32 *ids = NULL, *dying = NULL, type;
+	/* removed links first: one whose release ends meanwhile stays out */
+	int nd = owned_dying_ids(&dying), n, i, kept = 0;
 
-	if (n < 0)
+	n = nd < 0 ? nd : all_link_ids(&ids);
+	if (n < 0) {
+		free(dying);
 		return n;
+	}
 	linkcache_prune(ids, n);
 	for (i = 0; i < n; i++)
-		if (!owned_is_dying(ids[i]) &&
+		if (!in_sorted(dying, nd, ids[i]) && !owned_is_dying(ids[i]) &&
 		    linkcache_link_type(ids[i], &type) == 0 &&
 		    type == LINK_TYPE_PERF_EVENT)
 			ids[kept++] = ids[i];
+	free(dying);
 	*out = ids;
 	return kept;
 }
