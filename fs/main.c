@@ -2,6 +2,7 @@
 /* bpflinkfs: BPF perf-event links as a file system. */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -358,6 +359,8 @@ int main(int argc, char **argv)
 	bool wants_info;
 	int ret;
 
+	/* one heap for all worker threads: RSS does not grow per thread */
+	mallopt(M_ARENA_MAX, 1);
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */
 	if (!wants_info && mnt && check_prerequisites(mnt))
