@@ -220,20 +220,28 @@ static bool tp_name_ok(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
-static int tracepoint_id(const char *cat, const char *name, unsigned long *id,
-			 char *msg, size_t msglen)
+const char *tracefs_root(void)
 {
-	char path[PATH_MAX];
+	char path[64];
 	struct stat st;
 	size_t i;
-	int err;
 
 	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			break;
+			return tracefs_roots[i];
 	}
-	if (i == sizeof(tracefs_roots) / sizeof(tracefs_roots[0])) {
+	return NULL;
+}
+
+static int tracepoint_id(const char *cat, const char *name, unsigned long *id,
+			 char *msg, size_t msglen)
+{
+	const char *root = tracefs_root();
+	char path[PATH_MAX];
+	int err;
+
+	if (!root) {
 		set_msg(msg, msglen,
 			"tracefs is not mounted: "
 			"mount -t tracefs nodev /sys/kernel/tracing");
@@ -244,8 +252,8 @@ static int tracepoint_id(const char *cat, const char *name, unsigned long *id,
 			name ? name : "");
 		return -ENOENT;
 	}
-	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs_roots[i],
-		     cat, name) >= (int)sizeof(path)) {
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, cat,
+		     name) >= (int)sizeof(path)) {
 		set_msg(msg, msglen, "no tracepoint %s:%s", cat, name);
 		return -ENOENT;
 	}

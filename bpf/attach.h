@@ -51,6 +51,13 @@ int perf_probe_open(const struct perf_probe *p, char *msg, size_t msglen);
 int perf_link_create(int prog_fd, int perf_fd, uint64_t cookie);
 
 /**
+ * tracefs_root() - where tracefs is mounted: /sys/kernel/tracing, else
+ * /sys/kernel/debug/tracing (the directory that has events/)
+ * Return: the path, or NULL when tracefs is not mounted.
+ */
+const char *tracefs_root(void);
+
+/**
  * online_cpus() - parse /sys/devices/system/cpu/online
  * @cpus: out, CPU numbers
  * @max: capacity of @cpus

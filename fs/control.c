@@ -156,6 +156,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
 	struct create_error ce = { 0 };
 	struct parse_error pe = { 0 };
+	size_t lead;
 	int err;
 
 	h->line_no++;
@@ -171,8 +172,15 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
 			       line[len - 1] == '\r'))
 			len--;
-		while (len && (*line == ' ' || *line == '\t'))
-			line++, len--;
+		/* the spec and the log hold the line without its blanks */
+		for (lead = 0; lead < len && (line[lead] == ' ' ||
+					      line[lead] == '\t');
+		     lead++)
+			;
+		line += lead, len -= lead;
+		cmd->probe.path_col -= cmd->probe.path_col >= lead ? lead : 0;
+		cmd->probe.symbol_col -=
+			cmd->probe.symbol_col >= lead ? lead : 0;
 		err = probe_create(&cmd->probe, line, len, pid, made, &ce);
 		if (err || ce.warning[0])
 			error_log_add(err, h->line_no,

@@ -15,28 +15,6 @@
 
 #define MAX_CPUS 1024
 
-/* Columns of PATH and SYMBOL in a uprobe line, for the caret. */
-static void uprobe_columns(const char *line, size_t len, size_t *path_col,
-			   size_t *sym_col)
-{
-	size_t i = 0, colon = 0;
-	bool quoted = false;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	*path_col = *sym_col = i;
-	for (; i < len; i++) {
-		if (line[i] == '"')
-			quoted = !quoted;
-		else if (!quoted && (line[i] == ' ' || line[i] == '\t'))
-			break;
-		else if (!quoted && line[i] == ':' && !colon++)
-			*path_col = i + 1;
-		else if (!quoted && line[i] == ':')
-			*sym_col = i + 1;
-	}
-}
-
 /* The built-in program, or the pinned prog=; *prog_fd is ours to close
  * only when *pinned. */
 static int program_for(const struct probe_spec *p, unsigned int instance,
@@ -298,17 +276,14 @@ static int cpus_for(const struct probe_spec *p, int *cpus)
 }
 
 static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
-			  const char *line, size_t len,
 			  struct uprobe_target *ut, struct create_error *ce)
 {
 	struct target_error te = { 0 };
-	size_t path_col, sym_col;
 	char *canon = malloc(PATH_MAX);
 	int err;
 
 	if (!canon)
 		return -ENOMEM;
-	uprobe_columns(line, len, &path_col, &sym_col);
 	err = uprobe_resolve_path(p->path, pid, canon, &te);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
@@ -317,31 +292,25 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 	free(canon);
 	if (err) {
 		snprintf(ce->msg, sizeof(ce->msg), "%s", te.msg);
-		ce->column = te.column_hint ? sym_col : path_col;
+		ce->column = te.column_hint ? p->symbol_col : p->path_col;
 	}
 	return err;
 }
 
 /* ENOENT for a tracepoint: caret under the category, or under the name
  * when the category exists in tracefs. */
-static void tracepoint_column(const struct probe_spec *p, const char *line,
-			      size_t len, struct create_error *ce)
+static void tracepoint_column(const struct probe_spec *p,
+			      struct create_error *ce)
 {
+	const char *root = tracefs_root();
 	char path[PATH_MAX + 64];
-	size_t cat_col, name_col;
 
-	uprobe_columns(line, len, &cat_col, &name_col);
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", p->path);
-	if (access(path, F_OK)) {
-		snprintf(path, sizeof(path),
-			 "/sys/kernel/debug/tracing/events/%s", p->path);
-		if (access(path, F_OK) &&
-		    access("/sys/kernel/tracing/events", F_OK) == 0) {
-			ce->column = cat_col;
-			return;
-		}
+	if (!root) {
+		ce->column = p->path_col;
+		return;
 	}
-	ce->column = name_col;
+	snprintf(path, sizeof(path), "%s/events/%s", root, p->path);
+	ce->column = access(path, F_OK) ? p->path_col : p->symbol_col;
 }
 
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
@@ -358,7 +327,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		return -ENOMEM;
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
-		err = ut ? resolve_uprobe(p, pid, line, len, ut, ce) : -ENOMEM;
+		err = ut ? resolve_uprobe(p, pid, ut, ce) : -ENOMEM;
 		if (!err && ut->warning[0])
 			snprintf(ce->warning, sizeof(ce->warning), "%s",
 				 ut->warning);
@@ -390,7 +359,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 			err = link_one(p, ut, cpus[i], spec, ce,
 				       &made->ids[made->len]);
 		if (err == -ENOENT && p->kind == PROBE_TRACEPOINT)
-			tracepoint_column(p, line, len, ce);
+			tracepoint_column(p, ce);
 		if (!err)
 			made->len = before + 1;
 	}

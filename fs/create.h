@@ -24,8 +24,9 @@ struct create_error {
 
 /**
  * probe_create() - make the link(s) for one parsed probe line
- * @p: the parsed probe
- * @line: the line as written (stored as each link's spec), @len bytes
+ * @p: the parsed probe; its columns index @line
+ * @line: the line as written, trimmed (stored as each link's spec), @len
+ *        bytes
  * @pid: the writer; relative uprobe paths resolve against its cwd
  * @made: ids of the links made are appended
  * @ce: out, message and column on failure; a warning on success

@@ -240,11 +240,11 @@ int owned_remove(__u32 id)
 	err = found ? owned_unlist(at) : -ENOENT;
 	pthread_mutex_unlock(&lock);
 	if (err == -ENOENT) {
-		struct link_fields f;
+		__u32 type;
 
 		/* A live link that is not ours: refuse; else it is unknown. */
-		if (!owned_is_dying(id) && link_info_read(id, &f) == 0 &&
-		    f.link_type == LINK_TYPE_PERF_EVENT)
+		if (!owned_is_dying(id) && link_type_read(id, &type) == 0 &&
+		    type == LINK_TYPE_PERF_EVENT)
 			return -EPERM;
 	}
 	return err;

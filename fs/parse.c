@@ -340,6 +340,7 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 	size_t b, e, plus;
 	int err;
 
+	p->path_col = lx->pos;
 	err = parse_path(lx, p->path, sizeof(p->path), true, "path");
 	if (err)
 		return err;
@@ -347,7 +348,7 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 		return fail(
 			lx, -EINVAL, lx->pos,
 			"expected ':' and a symbol or file offset after the path");
-	b = ++lx->pos;
+	b = p->symbol_col = ++lx->pos;
 	e = tok_end(lx, b);
 	if (b < e && lx->s[b] >= '0' && lx->s[b] <= '9') {
 		p->by_offset = true;
@@ -376,6 +377,7 @@ static int parse_tracepoint(struct lexer *lx, struct probe_spec *p)
 {
 	int err;
 
+	p->path_col = lx->pos;
 	err = scan_name(lx, is_tp_char, ":", p->path, PROBE_NAME_MAX,
 			"tracepoint category");
 	if (err)
@@ -384,7 +386,7 @@ static int parse_tracepoint(struct lexer *lx, struct probe_spec *p)
 		return fail(
 			lx, -EINVAL, lx->pos,
 			"expected ':' and a tracepoint name after the category");
-	lx->pos++;
+	p->symbol_col = ++lx->pos;
 	return scan_name(lx, is_tp_char, "", p->symbol, sizeof(p->symbol),
 			 "tracepoint name");
 }

@@ -48,6 +48,9 @@ struct probe_spec {
 	 * tracepoint: NAME; software/hardware: event name as written.
 	 */
 	char symbol[PROBE_NAME_MAX];
+	/* 0-based columns of path and symbol in the line (for a caret) */
+	size_t path_col;
+	size_t symbol_col;
 	/* uprobe PATH:0xFILEOFFSET: offset is a file offset, no symbol */
 	bool by_offset;
 	/* +OFFSET after a symbol or function, or the FILEOFFSET; 0 if none */

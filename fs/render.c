@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "attach.h"
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "linkcache.h"
@@ -123,19 +124,16 @@ static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
 /* A foreign tracepoint's category, when exactly one category has it. */
 static int tracefs_category_scan(const char *name, char *out, size_t len)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
+	const char *root = tracefs_root();
 	char path[PATH_MAX];
 	struct dirent *e;
 	int found = 0;
-	size_t r;
 	DIR *d;
 
-	for (r = 0; r < 2; r++) {
-		d = opendir(roots[r]);
-		if (d)
-			break;
-	}
+	if (!root)
+		return -ENODATA;
+	snprintf(path, sizeof(path), "%s/events", root);
+	d = opendir(path);
 	if (!d)
 		return -ENODATA;
 	while ((e = readdir(d)) && found < 2) {
@@ -143,8 +141,8 @@ static int tracefs_category_scan(const char *name, char *out, size_t len)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", roots[r], e->d_name,
-			 name);
+		snprintf(path, sizeof(path), "%s/events/%s/%s", root,
+			 e->d_name, name);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (!found)
 				snprintf(out, len, "%s", e->d_name);
@@ -369,7 +367,7 @@ int perf_link_ids(__u32 **out)
 	}
 	linkcache_prune(ids, n);
 	for (i = 0; i < n; i++)
-		if (!in_sorted(dying, nd, ids[i]) && !owned_is_dying(ids[i]) &&
+		if (!in_sorted(dying, nd, ids[i]) &&
 		    linkcache_link_type(ids[i], &type) == 0 &&
 		    type == LINK_TYPE_PERF_EVENT)
 			ids[kept++] = ids[i];

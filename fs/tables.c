@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "bpflinkfs.h"
+#include "linkcache.h"
 
 struct sbuf {
 	char *p;
@@ -283,22 +285,13 @@ char *render_links_json(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
-static const char *tracefs_root(void)
-{
-	if (access("/sys/kernel/tracing/events", F_OK) == 0)
-		return "/sys/kernel/tracing";
-	if (access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return "/sys/kernel/debug/tracing";
-	return NULL;
-}
-
 static int other_links(void)
 {
 	__u32 id = 0, type;
 	int n = 0;
 
 	while (link_next_id(id, &id) == 0)
-		if (link_type_read(id, &type) == 0 &&
+		if (linkcache_link_type(id, &type) == 0 &&
 		    type != LINK_TYPE_PERF_EVENT)
 			n++;
 	return n;

@@ -64,6 +64,13 @@ assert_match "cpu message" "cpu 4096 is not online" "$(cat "$MNT/error_log")"
 caret=$(grep -A2 'cpu 4096' "$MNT/error_log" | tail -1)
 assert_eq "caret under cpu=" "$(printf '%*s^' $((11 + 12)) '')" "$caret"
 
+# leading blanks: the log shows the line without them, the caret follows
+assert_eq "missing path after blanks" ENOENT "$(werr "b'   u:/no/such:f\\n'")"
+cmd=$(grep '^  Command: .*no/such' "$MNT/error_log" | tail -1)
+caret=$(grep -A1 '^  Command: .*no/such' "$MNT/error_log" | tail -1)
+assert_eq "logged without the blanks" "  Command: u:/no/such:f" "$cmd"
+assert_eq "caret under the path" "$(printf '%*s^' $((11 + 2)) '')" "$caret"
+
 # a second mount on the same directory is refused
 out=$(timeout 15 "$BPFLINKFS" "$MNT" -f 2>&1) && fail "second mount accepted"
 assert_match "second mount message" "already a bpflinkfs mount" "$out"

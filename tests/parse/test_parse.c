@@ -471,11 +471,43 @@ static void test_kind_names(void)
 	ok(good, "probe_kind_name() of every kind");
 }
 
+/* path_col and symbol_col point where PATH and SYMBOL start in the line */
+static void test_columns(void)
+{
+	static const struct {
+		const char *line, *path, *symbol;
+	} rows[] = {
+		{ "u:/bin/bash:readline", "/bin/bash", "readline" },
+		{ "  uprobe:\"/a b:c\":f+4 pid=1", "\"/a b:c\"", "f+4" },
+		{ "ur:/x:0x10", "/x", "0x10" },
+		{ "t:sched:sched_switch", "sched", "sched_switch" },
+		{ "\ttracepoint:syscalls:sys_enter_getpid", "syscalls",
+		  "sys_enter_getpid" },
+	};
+	struct parsed_cmd cmd;
+	struct parse_error perr;
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *l = rows[i].line;
+		size_t want_p = strstr(l, rows[i].path) - l;
+		size_t want_s = strstr(l + want_p + strlen(rows[i].path),
+				       rows[i].symbol) - l;
+		int ret = parse_line(l, strlen(l), &cmd, &perr);
+
+		ok(ret == 0 && cmd.probe.path_col == want_p &&
+			   cmd.probe.symbol_col == want_s,
+		   "columns of '%s': path %zu (want %zu), symbol %zu (want %zu)",
+		   l, cmd.probe.path_col, want_p, cmd.probe.symbol_col, want_s);
+	}
+}
+
 int main(void)
 {
 	test_rows();
 	test_lengths();
 	test_kind_names();
+	test_columns();
 	printf("1..%d\n", test_no);
 	if (failures)
 		printf("# %d of %d failed\n", failures, test_no);
