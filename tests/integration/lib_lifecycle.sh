@@ -75,7 +75,10 @@ lc_gone() {
 	[ -e "/proc/$1" ] || return 0
 	st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' \
 		"/proc/$1/status" 2>/dev/null)
-	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+	# status unreadable for a moment (a sanitizer's exit-time tracer):
+	# gone only if /proc/PID went away meanwhile
+	[ -n "$st" ] || { [ -e "/proc/$1" ] && return 1; return 0; }
+	[ "$st" = Z ] || [ "$st" = X ]
 }
 
 # lc_wait_exit PID SECONDS: wait until PID (a child of this shell) has
