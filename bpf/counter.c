@@ -249,19 +249,22 @@ static int slot_zero(struct counter *c, uint32_t slot)
 
 int counter_slot_alloc(struct counter *c)
 {
+	uint32_t word, words = (c->slots + BITS_PER_WORD - 1) / BITS_PER_WORD;
 	uint32_t slot;
 	int err = -ENOSPC;
 
 	pthread_mutex_lock(&c->lock);
-	for (slot = 1; slot < c->slots; slot++) {
-		if (slot_taken(c, slot))
-			continue;
+	/* a word at a time: the first free slot of thousands without a scan */
+	for (word = 0; word < words && !~c->used[word]; word++)
+		;
+	slot = word * BITS_PER_WORD +
+	       (word < words ? __builtin_ctzll(~c->used[word]) : 0);
+	if (word < words && slot < c->slots) {
 		err = slot_zero(c, slot);
 		if (!err) {
 			slot_set(c, slot, true);
 			err = (int)slot;
 		}
-		break;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return err;

@@ -151,7 +151,7 @@ static int out_append(struct control_handle *h, const struct id_list *ids,
 
 /* Run one complete line; links it makes are appended to @made. */
 static int run_line(struct control_handle *h, const char *line, size_t len,
-		    pid_t pid, struct id_list *made)
+		    pid_t pid, struct id_list *made, struct path_memo *memo)
 {
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
 	struct create_error ce = { 0 };
@@ -181,7 +181,8 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		cmd->probe.path_col -= cmd->probe.path_col >= lead ? lead : 0;
 		cmd->probe.symbol_col -=
 			cmd->probe.symbol_col >= lead ? lead : 0;
-		err = probe_create(&cmd->probe, line, len, pid, made, &ce);
+		err = probe_create(&cmd->probe, line, len, pid, made, memo,
+				   &ce);
 		if (err || ce.warning[0])
 			error_log_add(err, h->line_no,
 				      err ? ce.msg : ce.warning, line, len,
@@ -236,7 +237,7 @@ static int partial_add(struct control_handle *h, const char *d, size_t n)
 }
 
 static int run_partial(struct control_handle *h, pid_t pid,
-		       struct id_list *made)
+		       struct id_list *made, struct path_memo *memo)
 {
 	int err;
 
@@ -247,7 +248,7 @@ static int run_partial(struct control_handle *h, pid_t pid,
 		err = -EINVAL;
 	} else {
 		err = run_line(h, h->partial ? h->partial : "",
-			       h->partial_len, pid, made);
+			       h->partial_len, pid, made, memo);
 	}
 	h->partial_len = 0;
 	h->partial_too_long = false;
@@ -272,6 +273,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid)
 {
 	struct id_list made = { 0 };
+	struct path_memo memo = { 0 };
 	size_t pos = 0;
 	int err = 0;
 
@@ -293,12 +295,12 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		if (h->partial_len || h->partial_too_long) {
 			err = partial_add(h, data + pos, n);
 			if (!err)
-				err = run_partial(h, pid, &made);
+				err = run_partial(h, pid, &made, &memo);
 			/* its start was accepted by an earlier request */
 			if (err)
 				h->discard = true;
 		} else {
-			err = run_line(h, data + pos, n, pid, &made);
+			err = run_line(h, data + pos, n, pid, &made, &memo);
 		}
 		pos += n + 1;
 	}
@@ -310,6 +312,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		err = out_append(h, &made, 0);
 	}
 	pthread_mutex_unlock(&h->lock);
+	path_memo_clear(&memo);
 	free(made.ids);
 	return err ? err : (ssize_t)len;
 }
@@ -326,7 +329,7 @@ int control_flush(struct control_handle *h, pid_t pid, bool last)
 	 */
 	if ((h->partial_len || h->partial_too_long) &&
 	    (last || pid == h->writer)) {
-		err = run_partial(h, pid, &made);
+		err = run_partial(h, pid, &made, NULL);
 		if (err)
 			undo(&made);
 		else

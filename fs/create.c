@@ -275,16 +275,46 @@ static int cpus_for(const struct probe_spec *p, int *cpus)
 	return online_cpus(cpus, MAX_CPUS);
 }
 
+void path_memo_clear(struct path_memo *m)
+{
+	free(m->path);
+	free(m->canon);
+	m->path = m->canon = NULL;
+}
+
+/* Not a relative path: those depend on the writer's cwd of the moment. */
+static bool memo_hit(const struct path_memo *m, const char *path)
+{
+	return m && m->path && !strcmp(m->path, path);
+}
+
+static void memo_set(struct path_memo *m, const char *path, const char *canon)
+{
+	if (!m || (path[0] != '/' && strchr(path, '/')))
+		return;
+	path_memo_clear(m);
+	m->path = strdup(path);
+	m->canon = strdup(canon);
+	if (!m->path || !m->canon)
+		path_memo_clear(m);
+}
+
 static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
-			  struct uprobe_target *ut, struct create_error *ce)
+			  struct path_memo *memo, struct uprobe_target *ut,
+			  struct create_error *ce)
 {
 	struct target_error te = { 0 };
 	char *canon = malloc(PATH_MAX);
-	int err;
+	int err = 0;
 
 	if (!canon)
 		return -ENOMEM;
-	err = uprobe_resolve_path(p->path, pid, canon, &te);
+	if (memo_hit(memo, p->path))
+		snprintf(canon, PATH_MAX, "%s", memo->canon);
+	else
+		err = uprobe_resolve_path(p->path, pid, canon, &te);
+	if (!err && !memo_hit(memo, p->path))
+		memo_set(memo, p->path, canon);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				     p->offset, p->by_offset,
@@ -314,7 +344,8 @@ static void tracepoint_column(const struct probe_spec *p,
 }
 
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct create_error *ce)
+		 pid_t pid, struct id_list *made, struct path_memo *memo,
+		 struct create_error *ce)
 {
 	struct uprobe_target *ut = NULL;
 	bool per_cpu = false;
@@ -327,7 +358,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		return -ENOMEM;
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
-		err = ut ? resolve_uprobe(p, pid, ut, ce) : -ENOMEM;
+		err = ut ? resolve_uprobe(p, pid, memo, ut, ce) : -ENOMEM;
 		if (!err && ut->warning[0])
 			snprintf(ce->warning, sizeof(ce->warning), "%s",
 				 ut->warning);

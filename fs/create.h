@@ -16,6 +16,18 @@ struct id_list {
 /** id_list_reserve() - room for @more ids; 0 or -ENOMEM */
 int id_list_reserve(struct id_list *l, size_t more);
 
+/*
+ * The last absolute or bare-name uprobe PATH of one write request and the
+ * canonical path it resolved to: a thousand lines naming one binary walk
+ * its path once. Kept for one request only, never across requests.
+ */
+struct path_memo {
+	char *path, *canon;
+};
+
+/** path_memo_clear() - forget the memo and free its strings */
+void path_memo_clear(struct path_memo *m);
+
 struct create_error {
 	size_t column; /* 0-based, for the caret */
 	char msg[256];
@@ -29,6 +41,7 @@ struct create_error {
  *        bytes
  * @pid: the writer; relative uprobe paths resolve against its cwd
  * @made: ids of the links made are appended
+ * @memo: path resolution memo of the current write request, or NULL
  * @ce: out, message and column on failure; a warning on success
  *
  * software/hardware events make one link per online CPU unless cpu= or
@@ -38,6 +51,7 @@ struct create_error {
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct create_error *ce);
+		 pid_t pid, struct id_list *made, struct path_memo *memo,
+		 struct create_error *ce);
 
 #endif

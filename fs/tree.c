@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +260,6 @@ static void open_dir_free(void *obj)
 static void open_file_free(void *obj)
 {
 	struct open_file *of = obj;
-	bool big = of->len > (1u << 18);
 
 	/* a last line nobody's close ran: its error goes to error_log only */
 	if (of->control)
@@ -269,9 +267,6 @@ static void open_file_free(void *obj)
 	control_release(of->control);
 	free(of->buf);
 	free(of);
-	/* a table of many links: give its pages back, RSS stays flat */
-	if (big)
-		malloc_trim(0);
 }
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,

@@ -121,8 +121,14 @@ static int make_one(const char *line, size_t len, struct id_list *made)
 	return 0;
 }
 
+void path_memo_clear(struct path_memo *m)
+{
+	m->path = m->canon = NULL;
+}
+
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct create_error *ce)
+		 pid_t pid, struct id_list *made, struct path_memo *memo,
+		 struct create_error *ce)
 {
 	static const int errs[] = { -ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG };
 	unsigned int h = line_hash(line, len);
