@@ -240,8 +240,18 @@ static bool listed(const __u32 *ids, size_t n, __u32 id)
 
 void linkcache_prune(const __u32 *ids, size_t n)
 {
-	size_t i;
+	size_t i, cached;
 
+	pthread_rwlock_rdlock(&lock);
+	cached = count;
+	pthread_rwlock_unlock(&lock);
+	/*
+	 * Ids are never reused (the kernel allocates them cyclically up to
+	 * INT_MAX), so a stale entry costs memory only: walk the cache only
+	 * when it holds more ids than the kernel lists now.
+	 */
+	if (cached <= n)
+		return;
 	pthread_rwlock_wrlock(&lock);
 	for (i = 0; i < nbuckets; i++) {
 		struct cached_link **pp = &buckets[i];

@@ -35,7 +35,8 @@ int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
 int linkcache_link_type(__u32 id, __u32 *link_type);
 
 /**
- * linkcache_prune() - forget every id not in @ids
+ * linkcache_prune() - forget every id not in @ids, when the cache holds
+ * more ids than @n; so after a listing it holds at most 2 * @n ids
  * @ids: every link id the kernel listed just now, ascending
  * @n: their count
  */

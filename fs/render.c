@@ -2,7 +2,7 @@
 /* The per-link files (one table drives the tree) and the root tables. */
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "attach.h"
 #include "bpflinkfs.h"
 #include "counter.h"
+#include "fmt.h"
 #include "linkcache.h"
 #include "perf_names.h"
 #include "uprobe_target.h"
@@ -62,7 +63,7 @@ static int render_type(const struct link_view *v, char *buf, size_t len)
 {
 	const char *name = perf_link_kind_name(v->f.kind);
 
-	return name ? snprintf(buf, len, "%s\n", name) : -ENODATA;
+	return name ? fmt_line(buf, len, name) : -ENODATA;
 }
 
 static int render_name(const struct link_view *v, char *buf, size_t len)
@@ -70,37 +71,37 @@ static int render_name(const struct link_view *v, char *buf, size_t len)
 	int n;
 
 	if (v->f.kind != PERF_LINK_EVENT)
-		return snprintf(buf, len, "%s\n", v->f.name);
+		return fmt_line(buf, len, v->f.name);
 	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
 	return n + snprintf(buf + n, len - n, "\n");
 }
 
 static int render_offset(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "0x%x\n", v->f.offset);
+	return fmt_hex(buf, len, v->f.offset, 1);
 }
 
 static int render_addr(const struct link_view *v, char *buf, size_t len)
 {
 	__u64 addr = v->reader && v->reader->sees_addrs ? v->f.addr : 0;
 
-	return snprintf(buf, len, "0x%016" PRIx64 "\n", (uint64_t)addr);
+	return fmt_hex(buf, len, addr, 16);
 }
 
 static int render_config(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.config);
+	return fmt_u64(buf, len, v->f.config, '\n');
 }
 
 static int render_event_type(const struct link_view *v, char *buf,
 			     size_t len)
 {
-	return snprintf(buf, len, "%u\n", v->f.event_type);
+	return fmt_u64(buf, len, v->f.event_type, '\n');
 }
 
 static int render_cookie(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)v->f.cookie);
+	return fmt_u64(buf, len, v->f.cookie, '\n');
 }
 
 /* a counter: read live, never from the cache */
@@ -110,15 +111,14 @@ static int render_missed(const struct link_view *v, char *buf, size_t len)
 	int err = f ? link_info_read(v->f.id, f) : -ENOMEM;
 
 	if (!err)
-		err = snprintf(buf, len, "%" PRIu64 "\n", (uint64_t)f->missed);
+		err = fmt_u64(buf, len, f->missed, '\n');
 	free(f);
 	return err;
 }
 
 static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "0x%" PRIx64 "\n",
-			(uint64_t)v->f.ref_ctr_offset);
+	return fmt_hex(buf, len, v->f.ref_ctr_offset, 1);
 }
 
 /* A foreign tracepoint's category, when exactly one category has it. */
@@ -207,10 +207,10 @@ static int render_category(const struct link_view *v, char *buf, size_t len)
 	char cat[PROBE_NAME_MAX];
 
 	if (v->owned && v->own.category[0])
-		return snprintf(buf, len, "%s\n", v->own.category);
+		return fmt_line(buf, len, v->own.category);
 	if (!v->f.name[0] || tracefs_category(v->f.name, cat, sizeof(cat)))
 		return -ENODATA;
-	return snprintf(buf, len, "%s\n", cat);
+	return fmt_line(buf, len, cat);
 }
 
 static int render_symbol(const struct link_view *v, char *buf, size_t len)
@@ -232,7 +232,7 @@ static int render_symbol(const struct link_view *v, char *buf, size_t len)
 
 static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%u\n", v->f.prog_id);
+	return fmt_u64(buf, len, v->f.prog_id, '\n');
 }
 
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
@@ -241,12 +241,12 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 	int err = linkcache_prog_name(v->f.id, v->f.prog_id, name,
 				      sizeof(name));
 
-	return err ? err : snprintf(buf, len, "%s\n", name);
+	return err ? err : fmt_line(buf, len, name);
 }
 
 static int render_spec(const struct link_view *v, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%s\n", v->own.spec);
+	return fmt_line(buf, len, v->own.spec);
 }
 
 static int render_hits(const struct link_view *v, char *buf, size_t len)
@@ -254,7 +254,7 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 	uint64_t hits;
 	int err = counter_hits(daemon_state.counter, v->own.slot, &hits);
 
-	return err ? err : snprintf(buf, len, "%" PRIu64 "\n", hits);
+	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
 const struct link_file link_files[] = {

@@ -9,6 +9,7 @@
 
 #include "attach.h"
 #include "bpflinkfs.h"
+#include "fmt.h"
 #include "linkcache.h"
 
 struct sbuf {
@@ -42,6 +43,13 @@ static void sbuf_put(struct sbuf *s, const char *data, size_t n)
 	memcpy(s->p + s->len, data, n);
 	s->len += n;
 	s->p[s->len] = '\0';
+}
+
+static void sbuf_put_u64(struct sbuf *s, uint64_t v)
+{
+	sbuf_reserve(s, 24);
+	if (!s->oom)
+		s->len += fmt_u64(s->p + s->len, s->cap - s->len, v, 0);
 }
 
 static void sbuf_printf(struct sbuf *s, const char *fmt, ...)
@@ -194,7 +202,7 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 					    "prog_id" };
 	size_t c, n;
 
-	sbuf_printf(s, "%u", v->f.id);
+	sbuf_put_u64(s, v->f.id);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		sbuf_put(s, "\t", 1);
 		if (value_of(file_index(cols[c]), v, buf, len, &n))
@@ -210,7 +218,8 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 {
 	size_t i, n;
 
-	sbuf_printf(s, "{\"id\":%u", v->f.id);
+	sbuf_put(s, "{\"id\":", 6);
+	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
 		if (link_files[i].json == JSON_NONE ||
 		    !value_of(i, v, buf, len, &n))
