@@ -35,14 +35,16 @@ static void sbuf_reserve(struct sbuf *s, size_t more)
 	s->cap = cap;
 }
 
-static void sbuf_put(struct sbuf *s, const char *data, size_t n)
+/* The NUL at the end is written by sbuf_finish() only. */
+static inline void sbuf_put(struct sbuf *s, const char *data, size_t n)
 {
-	sbuf_reserve(s, n + 1);
-	if (s->oom)
-		return;
+	if (s->len + n >= s->cap) {
+		sbuf_reserve(s, n + 1);
+		if (s->oom)
+			return;
+	}
 	memcpy(s->p + s->len, data, n);
 	s->len += n;
-	s->p[s->len] = '\0';
 }
 
 static void sbuf_put_u64(struct sbuf *s, uint64_t v)
@@ -77,13 +79,13 @@ static void sbuf_printf(struct sbuf *s, const char *fmt, ...)
 
 static char *sbuf_finish(struct sbuf *s, size_t *len)
 {
+	sbuf_reserve(s, 1);
 	if (s->oom) {
 		free(s->p);
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (!s->p)
-		sbuf_put(s, "", 0);
+	s->p[s->len] = '\0';
 	*len = s->len;
 	return s->p;
 }
