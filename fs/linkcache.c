@@ -101,16 +101,16 @@ static void insert(const struct link_fields *f)
 
 	if (!c)
 		return;
-	*c = (struct cached_link){ .id = f->id,
-				   .link_type = f->link_type,
-				   .prog_id = f->prog_id,
-				   .offset = f->offset,
-				   .event_type = f->event_type,
-				   .kind = f->kind,
-				   .addr = f->addr,
-				   .cookie = f->cookie,
-				   .ref_ctr_offset = f->ref_ctr_offset,
-				   .config = f->config };
+	*c = (struct cached_link){.id = f->id,
+				  .link_type = f->link_type,
+				  .prog_id = f->prog_id,
+				  .offset = f->offset,
+				  .event_type = f->event_type,
+				  .kind = f->kind,
+				  .addr = f->addr,
+				  .cookie = f->cookie,
+				  .ref_ctr_offset = f->ref_ctr_offset,
+				  .config = f->config};
 	memcpy(c->name, f->name, len);
 	c->name[len] = '\0';
 	pthread_rwlock_wrlock(&lock);
@@ -194,6 +194,38 @@ int linkcache_link_type(__u32 id, __u32 *link_type)
 		free(f);
 	}
 	return err;
+}
+
+int linkcache_keep_perf(__u32 *ids, size_t n)
+{
+	enum { OTHER, PERF, UNKNOWN };
+	unsigned char *kind = malloc(n ? n : 1);
+	size_t i, kept = 0;
+	struct cached_link *c;
+	__u32 type;
+
+	if (!kind)
+		return -ENOMEM;
+	/* one read lock for every cached id, not one per id */
+	pthread_rwlock_rdlock(&lock);
+	for (i = 0; i < n; i++) {
+		c = find(ids[i]);
+		if (!c)
+			kind[i] = UNKNOWN;
+		else
+			kind[i] = c->link_type == LINK_TYPE_PERF_EVENT ? PERF
+								       : OTHER;
+	}
+	pthread_rwlock_unlock(&lock);
+	for (i = 0; i < n; i++) {
+		if (kind[i] == UNKNOWN &&
+		    linkcache_link_type(ids[i], &type) == 0)
+			kind[i] = type == LINK_TYPE_PERF_EVENT ? PERF : OTHER;
+		if (kind[i] == PERF)
+			ids[kept++] = ids[i];
+	}
+	free(kind);
+	return (int)kept;
 }
 
 int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)

@@ -35,6 +35,14 @@ int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
 int linkcache_link_type(__u32 id, __u32 *link_type);
 
 /**
+ * linkcache_keep_perf() - keep the perf-event links of @ids, in order
+ * @ids: link ids just enumerated; compacted in place
+ * @n: their count
+ * Return: how many are kept (gone ids are dropped), or -ENOMEM.
+ */
+int linkcache_keep_perf(__u32 *ids, size_t n);
+
+/**
  * linkcache_prune() - forget every id not in @ids, when the cache holds
  * more ids than @n; so after a listing it holds at most 2 * @n ids
  * @ids: every link id the kernel listed just now, ascending

@@ -356,7 +356,7 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 
 int perf_link_ids(__u32 **out)
 {
-	__u32 *ids = NULL, *dying = NULL, type;
+	__u32 *ids = NULL, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
 	int nd = owned_dying_ids(&dying), n, i, kept = 0;
 
@@ -367,11 +367,14 @@ int perf_link_ids(__u32 **out)
 	}
 	linkcache_prune(ids, n);
 	for (i = 0; i < n; i++)
-		if (!in_sorted(dying, nd, ids[i]) &&
-		    linkcache_link_type(ids[i], &type) == 0 &&
-		    type == LINK_TYPE_PERF_EVENT)
+		if (!in_sorted(dying, nd, ids[i]))
 			ids[kept++] = ids[i];
 	free(dying);
+	kept = linkcache_keep_perf(ids, kept);
+	if (kept < 0) {
+		free(ids);
+		return kept;
+	}
 	*out = ids;
 	return kept;
 }

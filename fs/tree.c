@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bpflinkfs.h"
+#include "fmt.h"
 #include "handles.h"
 #include "tree.h"
 
@@ -20,6 +21,13 @@
 #define INO_ID(ino) ((__u32)((ino) >> 8))
 #define INO_IDX(ino) ((unsigned int)((ino) & 0xff))
 #define ROOT_FILE_BASE 2
+/*
+ * The root and its files never change while mounted (their attributes
+ * are fixed at mount), so the kernel may keep their dentries and
+ * attributes: `echo spec > control` then costs no LOOKUP or GETATTR.
+ * Link directories and files keep timeouts of 0 (always current).
+ */
+#define ROOT_TIMEOUT 86400.0
 
 enum root_file_id { RF_CONTROL, RF_ERROR_LOG, RF_FEATURES, RF_LINKS, RF_JSON };
 
@@ -178,6 +186,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -err);
 		return;
 	}
+	if (INO_ID(e.ino) == 0)
+		e.entry_timeout = e.attr_timeout = ROOT_TIMEOUT;
 	fuse_reply_entry(req, &e);
 }
 
@@ -190,7 +200,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st, 0);
+		fuse_reply_attr(req, &st, INO_ID(ino) ? 0 : ROOT_TIMEOUT);
 }
 
 static int dir_add(struct open_dir *d, size_t *cap, const char *name,
@@ -205,8 +215,8 @@ static int dir_add(struct open_dir *d, size_t *cap, const char *name,
 			return -ENOMEM;
 		d->entries = p;
 	}
-	snprintf(d->entries[d->len].name, sizeof(d->entries[0].name), "%s",
-		 name);
+	fmt_put(d->entries[d->len].name, sizeof(d->entries[0].name), name,
+		strlen(name), 0);
 	d->entries[d->len].ino = ino;
 	d->entries[d->len++].mode = mode;
 	return 0;
@@ -225,7 +235,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
 	n = err ? err : perf_link_ids(&ids);
 	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
-		snprintf(name, sizeof(name), "%u", ids[i]);
+		fmt_u64(name, sizeof(name), ids[i], 0);
 		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
 	}
 	free(ids);
@@ -535,7 +545,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st, 0);
+		fuse_reply_attr(req, &st, INO_ID(ino) ? 0 : ROOT_TIMEOUT);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)

@@ -182,18 +182,33 @@ static uint32_t link_prog_id(int link_fd, uint32_t *link_id)
 	return info.prog_id;
 }
 
-/* `bpftool link show -j`: how many links run program @prog_id. */
+/*
+ * `bpftool link show -j`: how many links run program @prog_id. The whole
+ * output is read: other processes' links may come first, thousands of them.
+ */
 static int bpftool_links_of_prog(uint32_t prog_id, bool *perf_type)
 {
-	char buf[1 << 16], key[40], *s;
-	size_t n, klen;
+	char *buf = NULL, key[40], *s;
+	size_t n = 0, cap = 0, klen;
 	int count = 0;
 	FILE *p;
 
 	p = popen("bpftool link show -j 2>/dev/null", "r");
 	if (!p)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, p);
+	do {
+		if (n + 1 >= cap) {
+			s = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
+			if (!s) {
+				free(buf);
+				pclose(p);
+				return -1;
+			}
+			buf = s;
+		}
+		s = buf + n;
+		n += fread(s, 1, cap - n - 1, p);
+	} while (!feof(p) && !ferror(p));
 	pclose(p);
 	buf[n] = '\0';
 	klen = snprintf(key, sizeof(key), "\"prog_id\":%u", prog_id);
@@ -203,6 +218,7 @@ static int bpftool_links_of_prog(uint32_t prog_id, bool *perf_type)
 		count++;
 	}
 	*perf_type = strstr(buf, "\"type\":\"perf_event\"") != NULL;
+	free(buf);
 	return count;
 }
 

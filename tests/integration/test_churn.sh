@@ -39,7 +39,7 @@ PRODUCER=$!
 		for cmd in "ls $MNT" "ls -l $MNT/*/" "cat $MNT/*/*" \
 			"cat $MNT/links $MNT/links.json" "grep -r . $MNT/*/"; do
 			# shellcheck disable=SC2086
-			timeout 15 $cmd >/dev/null 2>>"$WORK/sh.err"
+			timeout "$HANG_S" $cmd >/dev/null 2>>"$WORK/sh.err"
 			[ $? -eq 124 ] && echo "HANG: $cmd" >>"$WORK/sh.err"
 		done
 	done
