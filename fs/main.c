@@ -18,6 +18,7 @@
 
 #include "attach.h"
 #include "bpflinkfs.h"
+#include "link_ids.h"
 #include "counter.h"
 #include "perf_names.h"
 #include "pin.h"
@@ -278,6 +279,12 @@ static int daemon_setup(void)
 		return err;
 	}
 	detect_sw_aliases();
+	/* without it, listings enumerate with one syscall per link */
+	err = link_ids_open();
+	if (err)
+		fprintf(stderr, "bpflinkfs: no BPF link iterator (%s): listing "
+				"link by link\n",
+			strerror(-err));
 	if (pin_dir)
 		pin_adopt();
 	return 0;
@@ -396,6 +403,7 @@ int main(int argc, char **argv)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
 	ret = run_session(&args, &o);
 out:
+	link_ids_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
 	free(pin_dir);

@@ -14,6 +14,7 @@
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "fmt.h"
+#include "link_ids.h"
 #include "linkcache.h"
 #include "perf_names.h"
 #include "uprobe_target.h"
@@ -354,23 +355,56 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 	return lo < n && ids[lo] == id;
 }
 
+/*
+ * Perf links from the link iterator: their types come with the ids.
+ * Return: the count in *out, or -EOPNOTSUPP (no iterator) / -errno.
+ */
+static int iter_perf_ids(__u32 **out)
+{
+	struct link_id_type *v;
+	__u32 *ids;
+	int n = link_ids_read(&v), i, kept = 0;
+
+	if (n < 0)
+		return n;
+	ids = malloc((n ? n : 1) * sizeof(*ids));
+	for (i = 0; ids && i < n; i++)
+		ids[i] = v[i].id;
+	/* all ids, for the cache; then only the perf links */
+	if (ids)
+		linkcache_prune(ids, n);
+	for (i = 0; ids && i < n; i++)
+		if (v[i].type == LINK_TYPE_PERF_EVENT)
+			ids[kept++] = v[i].id;
+	free(v);
+	*out = ids;
+	return ids ? kept : -ENOMEM;
+}
+
 int perf_link_ids(__u32 **out)
 {
 	__u32 *ids = NULL, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
 	int nd = owned_dying_ids(&dying), n, i, kept = 0;
+	bool typed = false;
 
-	n = nd < 0 ? nd : all_link_ids(&ids);
+	n = nd < 0 ? nd : iter_perf_ids(&ids);
+	if (n >= 0)
+		typed = true;
+	else if (n == -EOPNOTSUPP)
+		n = all_link_ids(&ids);
 	if (n < 0) {
 		free(dying);
 		return n;
 	}
-	linkcache_prune(ids, n);
+	if (!typed)
+		linkcache_prune(ids, n);
 	for (i = 0; i < n; i++)
 		if (!in_sorted(dying, nd, ids[i]))
 			ids[kept++] = ids[i];
 	free(dying);
-	kept = linkcache_keep_perf(ids, kept);
+	if (!typed)
+		kept = linkcache_keep_perf(ids, kept);
 	if (kept < 0) {
 		free(ids);
 		return kept;

@@ -10,6 +10,7 @@
 #include "attach.h"
 #include "bpflinkfs.h"
 #include "fmt.h"
+#include "link_ids.h"
 #include "linkcache.h"
 
 struct sbuf {
@@ -298,9 +299,17 @@ char *render_links_json(const struct reader *r, size_t *len)
 
 static int other_links(void)
 {
+	struct link_id_type *v;
 	__u32 id = 0, type;
-	int n = 0;
+	int n = link_ids_read(&v), i, other = 0;
 
+	if (n >= 0) {
+		for (i = 0; i < n; i++)
+			other += v[i].type != LINK_TYPE_PERF_EVENT;
+		free(v);
+		return other;
+	}
+	n = 0;
 	while (link_next_id(id, &id) == 0)
 		if (linkcache_link_type(id, &type) == 0 &&
 		    type != LINK_TYPE_PERF_EVENT)

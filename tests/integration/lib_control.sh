@@ -56,10 +56,13 @@ EOF
 }
 
 # daemon_link_ids: the BPF link ids the daemon holds fds of, from
-# /proc/PID/fdinfo (the kernel's view, "link_id:" lines), sorted.
+# /proc/PID/fdinfo (the kernel's view, "link_id:" lines), sorted; all but
+# its one iter link over bpf_link (bpf/link_ids.c), which it always holds.
 daemon_link_ids() {
 	local f
 	for f in /proc/"$BL_DAEMON_PID"/fdinfo/*; do
+		grep -qx 'target_name:[[:space:]]*bpf_link' "$f" 2>/dev/null &&
+			continue
 		sed -n 's/^link_id:[[:space:]]*//p' "$f" 2>/dev/null
 	done | sort -n
 }
@@ -166,12 +169,12 @@ daemon_prog_ids() {
 }
 
 # links_of_progs PROG_ID...: ids of host links running one of the programs
-# (bpftool), sorted.
+# (bpftool), sorted; iter links left out (the daemon's own link iterator).
 links_of_progs() {
 	bpftool link show -j | python3 -c '
 import json, sys
 progs = set(int(p) for p in sys.argv[1:])
 for l in json.load(sys.stdin):
-    if l.get("prog_id") in progs:
+    if l.get("prog_id") in progs and l.get("type") != "iter":
         print(l["id"])' "$@" | sort -n
 }

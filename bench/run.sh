@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run.sh [--big] [--quick]
+#
+# The whole benchmark of issue 7 in one command: create_remove.sh (creating
+# 1,000 uprobes through control against a bare loop and libbpf's by-name
+# attach, and removing them), then listing.sh (bpftool 7.5, the C floor,
+# the FUSE floor, memory). Both tables go to stdout and together to
+# bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
+#
+#   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
+#            to release that set, in the background)
+#   --quick  creation/removal with N = 200 instead of 1,000 (~2 minutes
+#            instead of ~11)
+#
+# Needs root; exits 77 (with the reason) when either part cannot run.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+listing_args=()
+create_n=1000
+
+for a in "$@"; do
+	case $a in
+	--big) listing_args+=(--big) ;;
+	--quick) create_n=200 ;;
+	*) echo "usage: run.sh [--big] [--quick]" >&2; exit 2 ;;
+	esac
+done
+
+out=$here/results/bench-$(date +%Y%m%d-%H%M)-$(uname -r).txt
+mkdir -p "$here/results"
+# creation first: the listing's sets are released in the background after
+# it, and creating uprobes meanwhile would wait behind those releases
+bash "$here/create_remove.sh" "$create_n" 1 | tee "$out"
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || exit "$rc"
+echo | tee -a "$out"
+bash "$here/listing.sh" "${listing_args[@]}" | tee -a "$out"
+rc=${PIPESTATUS[0]}
+echo "run.sh: both tables: $out" >&2
+exit "$rc"

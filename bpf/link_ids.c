@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "link_ids.h"
+#include "link_ids.skel.h"
+
+static struct link_ids_bpf *skel;
+static struct bpf_link *iter_link;
+static __u32 own_id;
+
+int link_ids_open(void)
+{
+	struct bpf_link_info info = { 0 };
+	__u32 len = sizeof(info);
+	int err;
+
+	skel = link_ids_bpf__open_and_load();
+	if (!skel)
+		return errno ? -errno : -ENOMEM;
+	iter_link = bpf_program__attach_iter(skel->progs.link_ids, NULL);
+	err = iter_link ? 0 : (errno ? -errno : -EINVAL);
+	if (!err && bpf_obj_get_info_by_fd(bpf_link__fd(iter_link), &info,
+					   &len))
+		err = -errno;
+	if (err) {
+		link_ids_close();
+		return err;
+	}
+	own_id = info.id;
+	return 0;
+}
+
+void link_ids_close(void)
+{
+	bpf_link__destroy(iter_link);
+	iter_link = NULL;
+	link_ids_bpf__destroy(skel);
+	skel = NULL;
+}
+
+/* Whole records only: the kernel never splits one across reads. */
+static int read_all(int fd, struct link_id_type **out)
+{
+	struct link_id_type *v = NULL, *p;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+
+	for (;;) {
+		if (n == cap) {
+			p = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		got = read(fd, v + n, (cap - n) * sizeof(*v));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			free(v);
+			return -errno;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got / sizeof(*v);
+	}
+	*out = v;
+	return (int)n;
+}
+
+int link_ids_read(struct link_id_type **out)
+{
+	struct link_id_type *v = NULL;
+	int fd, n, i, kept = 0;
+
+	if (!iter_link)
+		return -EOPNOTSUPP;
+	fd = bpf_iter_create(bpf_link__fd(iter_link));
+	if (fd < 0)
+		return -errno;
+	n = read_all(fd, &v);
+	close(fd);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (v[i].id != own_id)
+			v[kept++] = v[i];
+	*out = v;
+	return kept;
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf/link_ids.c against libbpf's own walk of the kernel's links
+ * (bpf_link_get_next_id, bpf_link_get_fd_by_id, bpf_obj_get_info_by_fd):
+ * the iterator lists every link that both walks around it list, with the
+ * type that link info reports, in ascending order, and never its own
+ * iter link. Other processes' links may come and go meanwhile, so only
+ * links listed both before and after are required.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "link_ids.h"
+
+#define MAX_LINKS (1 << 17)
+
+static int failures;
+
+#define CHECK(cond, ...)                                          \
+	do {                                                      \
+		if (!(cond)) {                                    \
+			failures++;                               \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, \
+				__LINE__);                        \
+			fprintf(stderr, __VA_ARGS__);             \
+			fputc('\n', stderr);                      \
+		}                                                 \
+	} while (0)
+
+/* libbpf's walk: id and link type of every link that is there. */
+static int walk(struct link_id_type *out, int max)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (n < max && bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue; /* gone, or not settled yet */
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+			out[n].id = id;
+			out[n++].type = info.type;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+static const struct link_id_type *find(const struct link_id_type *v, int n,
+				       __u32 id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+int main(void)
+{
+	static struct link_id_type before[MAX_LINKS], after[MAX_LINKS];
+	struct link_id_type *it = NULL;
+	int nb, na, n, i, err;
+
+	if (geteuid() != 0) {
+		printf("SKIP: needs root (BPF)\n");
+		return 77;
+	}
+	err = link_ids_open();
+	if (err) {
+		printf("SKIP: no link iterator here: %s\n", strerror(-err));
+		return 77;
+	}
+	nb = walk(before, MAX_LINKS);
+	n = link_ids_read(&it);
+	na = walk(after, MAX_LINKS);
+	CHECK(n >= 0, "link_ids_read: %s", strerror(-n));
+	for (i = 1; i < n; i++)
+		CHECK(it[i - 1].id < it[i].id, "not ascending at %d", i);
+	for (i = 0; i < nb; i++) {
+		const struct link_id_type *a = find(after, na, before[i].id);
+		const struct link_id_type *got = find(it, n, before[i].id);
+
+		if (!a)
+			continue; /* came and went around the read */
+		/* the walks include the iterator's own link: it must not be */
+		if (before[i].type == BPF_LINK_TYPE_ITER && !got)
+			continue;
+		CHECK(got, "link %u (type %u) missing", before[i].id,
+		      before[i].type);
+		if (got)
+			CHECK(got->type == before[i].type,
+			      "link %u: type %u, link info says %u",
+			      before[i].id, got->type, before[i].type);
+	}
+	for (i = 0; i < n; i++)
+		CHECK(find(before, nb, it[i].id) || find(after, na, it[i].id),
+		      "link %u listed by neither walk", it[i].id);
+	link_ids_close();
+	free(it);
+	CHECK(link_ids_read(&it) == -EOPNOTSUPP, "read after close");
+	printf("%s: %d links listed, %d before, %d after\n",
+	       failures ? "FAIL" : "ok", n, nb, na);
+	return failures ? 1 : 0;
+}
