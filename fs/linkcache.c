@@ -272,17 +272,20 @@ static bool listed(const __u32 *ids, size_t n, __u32 id)
 
 void linkcache_prune(const __u32 *ids, size_t n)
 {
-	size_t i, cached;
+	size_t i, hits = 0;
+	bool stale;
 
-	pthread_rwlock_rdlock(&lock);
-	cached = count;
-	pthread_rwlock_unlock(&lock);
 	/*
-	 * Ids are never reused (the kernel allocates them cyclically up to
-	 * INT_MAX), so a stale entry costs memory only: walk the cache only
-	 * when it holds more ids than the kernel lists now.
+	 * The kernel reuses ids once they wrap at INT_MAX, so no stale entry
+	 * may stay. When every cached id is among the listed ones, there is
+	 * none: one hash lookup per listed id, cheaper than the walk below.
 	 */
-	if (cached <= n)
+	pthread_rwlock_rdlock(&lock);
+	for (i = 0; i < n && nbuckets; i++)
+		hits += find(ids[i]) != NULL;
+	stale = hits != count;
+	pthread_rwlock_unlock(&lock);
+	if (!stale)
 		return;
 	pthread_rwlock_wrlock(&lock);
 	for (i = 0; i < nbuckets; i++) {

@@ -43,8 +43,7 @@ int linkcache_link_type(__u32 id, __u32 *link_type);
 int linkcache_keep_perf(__u32 *ids, size_t n);
 
 /**
- * linkcache_prune() - forget every id not in @ids, when the cache holds
- * more ids than @n; so after a listing it holds at most 2 * @n ids
+ * linkcache_prune() - forget every id not in @ids
  * @ids: every link id the kernel listed just now, ascending
  * @n: their count
  */

@@ -391,7 +391,7 @@ int perf_link_ids(__u32 **out)
 	n = nd < 0 ? nd : iter_perf_ids(&ids);
 	if (n >= 0)
 		typed = true;
-	else if (n == -EOPNOTSUPP)
+	else if (nd >= 0) /* no iterator, or no fd for one (EMFILE) */
 		n = all_link_ids(&ids);
 	if (n < 0) {
 		free(dying);

@@ -68,14 +68,16 @@ static const struct link_id_type *find(const struct link_id_type *v, int n,
 
 int main(void)
 {
-	static struct link_id_type before[MAX_LINKS], after[MAX_LINKS];
+	static struct link_id_type pre[MAX_LINKS], before[MAX_LINKS],
+		after[MAX_LINKS];
 	struct link_id_type *it = NULL;
-	int nb, na, n, i, err;
+	int np, nb, na, n, i, own = 0, err;
 
 	if (geteuid() != 0) {
 		printf("SKIP: needs root (BPF)\n");
 		return 77;
 	}
+	np = walk(pre, MAX_LINKS);
 	err = link_ids_open();
 	if (err) {
 		printf("SKIP: no link iterator here: %s\n", strerror(-err));
@@ -106,6 +108,16 @@ int main(void)
 	for (i = 0; i < n; i++)
 		CHECK(find(before, nb, it[i].id) || find(after, na, it[i].id),
 		      "link %u listed by neither walk", it[i].id);
+	/* iter links that came with link_ids_open(): its own, left out */
+	for (i = 0; i < nb; i++) {
+		if (before[i].type != BPF_LINK_TYPE_ITER ||
+		    find(pre, np, before[i].id))
+			continue;
+		own++;
+		CHECK(!find(it, n, before[i].id), "its own iter link %u listed",
+		      before[i].id);
+	}
+	CHECK(own >= 1, "no iter link appeared with link_ids_open()");
 	link_ids_close();
 	free(it);
 	CHECK(link_ids_read(&it) == -EOPNOTSUPP, "read after close");

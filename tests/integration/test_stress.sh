@@ -274,7 +274,7 @@ for r in $(seq "$READERS"); do
 		while [ "$(date +%s)" -lt "$END" ]; do
 			timeout "$HANG_S" cat "$MNT/links.json" >/dev/null 2>&1
 			[ $? -eq 124 ] &&
-				echo "HANG (15 s): cat links.json" >>"$WORK/hang.log"
+				echo "HANG ($HANG_S s): cat links.json" >>"$WORK/hang.log"
 		done
 	) & ;;
 	esac

@@ -329,6 +329,36 @@ done
 [ -n "${FEAT[info_source]:-}" ] && ok || fail "features: no info_source"
 assert_match "features: other_links" '^[0-9]+$' "${FEAT[other_links]:-}"
 
+# The same links without the link iterator (one BPF_LINK_GET_NEXT_ID per
+# link, as on kernels without it): the same directories and links.json.
+grep -q "no BPF link iterator" "$WORK/daemon.log" &&
+	fail "the daemon has no link iterator on this kernel"
+MNT1=$MNT PID1=$BL_DAEMON_PID
+BPFLINKFS_NO_LINK_ITER=1 bl_mount
+MNT2=$MNT PID2=$BL_DAEMON_PID
+MNT=$MNT1 BL_DAEMON_PID=$PID1
+assert_true "walk without the iterator: said so at start" \
+	grep -q "no BPF link iterator" "$WORK/daemon.log"
+own_json() {
+	python3 -c '
+import json, sys
+ids = set(int(l.split("\t")[0]) for l in open(sys.argv[2]))
+for o in json.load(open(sys.argv[1])):
+    if o["id"] in ids:
+        print(json.dumps(o, sort_keys=True))' "$1/links.json" "$WORK/made"
+}
+ls "$MNT1" | sort >"$WORK/ls1"
+ls "$MNT2" | sort >"$WORK/ls2"
+while IFS=$'\t' read -r id _; do
+	assert_true "walk without the iterator lists $id" grep -qx "$id" \
+		"$WORK/ls2"
+	assert_true "iterator lists $id" grep -qx "$id" "$WORK/ls1"
+done <"$WORK/made"
+assert_eq "links.json of own links, iterator vs walk" \
+	"$(own_json "$MNT1")" "$(own_json "$MNT2")"
+umount "$MNT2" && wait "$PID2"
+rmdir "$MNT2"
+
 # once the links are gone, they vanish at once
 mkl_stop view
 t ls "$MNT" >"$WORK/root.ls" || fail "ls $MNT after the links went"

@@ -13,11 +13,25 @@
 
 static int failures, checked;
 
+#define GUARD 40 /* the bytes of the buffer under test, 'Z' beyond @len */
+
+/* Nothing written past @len. */
+static int overrun(const char *gbuf, size_t len)
+{
+	size_t i;
+
+	for (i = len; i < GUARD; i++)
+		if (gbuf[i] != 'Z')
+			return 1;
+	return 0;
+}
+
 static void same(const char *what, uint64_t v, int got, const char *gbuf,
 		 int want, const char *wbuf, size_t len)
 {
 	checked++;
-	if (got == want && (!len || !strcmp(gbuf, wbuf)))
+	if (got == want && (!len || !strcmp(gbuf, wbuf)) &&
+	    !overrun(gbuf, len))
 		return;
 	failures++;
 	printf("not ok: %s(%" PRIu64 ") len %zu: got %d '%s', want %d '%s'\n",
@@ -26,19 +40,23 @@ static void same(const char *what, uint64_t v, int got, const char *gbuf,
 
 static void check_value(uint64_t v, const char *s)
 {
-	char g[40], w[40];
+	char g[GUARD], w[GUARD];
 	size_t len;
 
 	for (len = 0; len <= 24; len++) {
 		memset(g, 'Z', sizeof(g));
 		same("fmt_u64", v, fmt_u64(g, len, v, '\n'), g,
 		     snprintf(w, len, "%" PRIu64 "\n", v), w, len);
+		memset(g, 'Z', sizeof(g));
 		same("fmt_u64 no end", v, fmt_u64(g, len, v, 0), g,
 		     snprintf(w, len, "%" PRIu64, v), w, len);
+		memset(g, 'Z', sizeof(g));
 		same("fmt_hex", v, fmt_hex(g, len, v, 1), g,
 		     snprintf(w, len, "0x%" PRIx64 "\n", v), w, len);
+		memset(g, 'Z', sizeof(g));
 		same("fmt_hex 16", v, fmt_hex(g, len, v, 16), g,
 		     snprintf(w, len, "0x%016" PRIx64 "\n", v), w, len);
+		memset(g, 'Z', sizeof(g));
 		same("fmt_line", v, fmt_line(g, len, s), g,
 		     snprintf(w, len, "%s\n", s), w, len);
 	}
