@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "link_ids.h"
 #include "linkinfo.h"
 #include "parse.h"
 
@@ -238,6 +239,15 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 char *render_links_table(const struct reader *r, size_t *len);
 char *render_links_json(const struct reader *r, size_t *len);
 char *render_features(size_t *len);
+
+/**
+ * links_now() - every BPF link the kernel lists now with its type,
+ * ascending by id; from the link iterator, else one BPF_LINK_GET_NEXT_ID
+ * per link. The link cache is pruned to them.
+ * @out: malloc'd array, the caller frees it
+ * Return: the count, or -errno.
+ */
+int links_now(struct link_id_type **out);
 
 /**
  * perf_link_ids() - ids of all perf-event links now, ascending, not dying

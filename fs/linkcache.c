@@ -8,6 +8,7 @@
 #include "linkcache.h"
 #include "taskfd.h"
 
+#define LINK_TYPE_UNSPEC 0 /* BPF_LINK_TYPE_UNSPEC: no link has it */
 #define CACHE_MAX (1u << 20) /* ids; past that the cache starts over */
 
 /* About 100 bytes a link plus its name (within 256 + name). */
@@ -196,35 +197,22 @@ int linkcache_link_type(__u32 id, __u32 *link_type)
 	return err;
 }
 
-int linkcache_keep_perf(__u32 *ids, size_t n)
+int linkcache_types(struct link_id_type *v, size_t n)
 {
-	enum { OTHER, PERF, UNKNOWN };
-	unsigned char *kind = malloc(n ? n : 1);
 	size_t i, kept = 0;
 	struct cached_link *c;
-	__u32 type;
 
-	if (!kind)
-		return -ENOMEM;
 	/* one read lock for every cached id, not one per id */
 	pthread_rwlock_rdlock(&lock);
 	for (i = 0; i < n; i++) {
-		c = find(ids[i]);
-		if (!c)
-			kind[i] = UNKNOWN;
-		else
-			kind[i] = c->link_type == LINK_TYPE_PERF_EVENT ? PERF
-								       : OTHER;
+		c = find(v[i].id);
+		v[i].type = c ? c->link_type : LINK_TYPE_UNSPEC;
 	}
 	pthread_rwlock_unlock(&lock);
-	for (i = 0; i < n; i++) {
-		if (kind[i] == UNKNOWN &&
-		    linkcache_link_type(ids[i], &type) == 0)
-			kind[i] = type == LINK_TYPE_PERF_EVENT ? PERF : OTHER;
-		if (kind[i] == PERF)
-			ids[kept++] = ids[i];
-	}
-	free(kind);
+	for (i = 0; i < n; i++)
+		if (v[i].type != LINK_TYPE_UNSPEC ||
+		    linkcache_link_type(v[i].id, &v[i].type) == 0)
+			v[kept++] = v[i];
 	return (int)kept;
 }
 
@@ -255,22 +243,22 @@ int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)
 	return 0;
 }
 
-static bool listed(const __u32 *ids, size_t n, __u32 id)
+static bool listed(const struct link_id_type *v, size_t n, __u32 id)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (ids[mid] < id)
+		if (v[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && ids[lo] == id;
+	return lo < n && v[lo].id == id;
 }
 
-void linkcache_prune(const __u32 *ids, size_t n)
+void linkcache_prune(const struct link_id_type *v, size_t n)
 {
 	size_t i, hits = 0;
 	bool stale;
@@ -282,7 +270,7 @@ void linkcache_prune(const __u32 *ids, size_t n)
 	 */
 	pthread_rwlock_rdlock(&lock);
 	for (i = 0; i < n && nbuckets; i++)
-		hits += find(ids[i]) != NULL;
+		hits += find(v[i].id) != NULL;
 	stale = hits != count;
 	pthread_rwlock_unlock(&lock);
 	if (!stale)
@@ -294,7 +282,7 @@ void linkcache_prune(const __u32 *ids, size_t n)
 		while (*pp) {
 			struct cached_link *c = *pp;
 
-			if (listed(ids, n, c->id)) {
+			if (listed(v, n, c->id)) {
 				pp = &c->next;
 				continue;
 			}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "link_ids.h"
 #include "linkinfo.h"
 
 /**
@@ -35,19 +36,20 @@ int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
 int linkcache_link_type(__u32 id, __u32 *link_type);
 
 /**
- * linkcache_keep_perf() - keep the perf-event links of @ids, in order
- * @ids: link ids just enumerated; compacted in place
+ * linkcache_types() - the link type of each enumerated id, in place
+ * @v: ids just enumerated, ascending; their types are set, and ids gone
+ *     meanwhile are dropped (the array is compacted)
  * @n: their count
- * Return: how many are kept (gone ids are dropped), or -ENOMEM.
+ * Return: how many are left. Cached types are read under one lock.
  */
-int linkcache_keep_perf(__u32 *ids, size_t n);
+int linkcache_types(struct link_id_type *v, size_t n);
 
 /**
- * linkcache_prune() - forget every id not in @ids
- * @ids: every link id the kernel listed just now, ascending
+ * linkcache_prune() - forget every id not in @v
+ * @v: every link the kernel listed just now, ascending by id
  * @n: their count
  */
-void linkcache_prune(const __u32 *ids, size_t n);
+void linkcache_prune(const struct link_id_type *v, size_t n);
 
 /** linkcache_forget() - forget one id (the kernel says it is gone) */
 void linkcache_forget(__u32 id);

@@ -312,31 +312,45 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 	return n;
 }
 
-/* Every id the kernel lists now, ascending. */
-static int all_link_ids(__u32 **out)
+/* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
+ * time; types from the cache. */
+static int walk_links(struct link_id_type **out)
 {
-	__u32 id = 0, *ids = NULL;
+	struct link_id_type *v = NULL;
 	size_t n = 0, cap = 0;
+	__u32 id = 0;
 	int err;
 
 	while ((err = link_next_id(id, &id)) == 0) {
 		if (n == cap) {
-			void *p = realloc(ids, (cap = cap ? cap * 2 : 256) *
-						       sizeof(*ids));
+			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
+						     sizeof(*v));
 
 			if (!p) {
-				free(ids);
+				free(v);
 				return -ENOMEM;
 			}
-			ids = p;
+			v = p;
 		}
-		ids[n++] = id;
+		v[n++].id = id;
 	}
 	if (err != -ENOENT) {
-		free(ids);
+		free(v);
 		return err;
 	}
-	*out = ids;
+	*out = v;
+	return linkcache_types(v, n);
+}
+
+int links_now(struct link_id_type **out)
+{
+	int n = link_ids_read(out);
+
+	/* no iterator, or no fd for one (EMFILE): the walk needs none */
+	if (n < 0)
+		n = walk_links(out);
+	if (n >= 0)
+		linkcache_prune(*out, n);
 	return n;
 }
 
@@ -355,60 +369,25 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 	return lo < n && ids[lo] == id;
 }
 
-/*
- * Perf links from the link iterator: their types come with the ids.
- * Return: the count in *out, or -EOPNOTSUPP (no iterator) / -errno.
- */
-static int iter_perf_ids(__u32 **out)
-{
-	struct link_id_type *v;
-	__u32 *ids;
-	int n = link_ids_read(&v), i, kept = 0;
-
-	if (n < 0)
-		return n;
-	ids = malloc((n ? n : 1) * sizeof(*ids));
-	for (i = 0; ids && i < n; i++)
-		ids[i] = v[i].id;
-	/* all ids, for the cache; then only the perf links */
-	if (ids)
-		linkcache_prune(ids, n);
-	for (i = 0; ids && i < n; i++)
-		if (v[i].type == LINK_TYPE_PERF_EVENT)
-			ids[kept++] = v[i].id;
-	free(v);
-	*out = ids;
-	return ids ? kept : -ENOMEM;
-}
-
 int perf_link_ids(__u32 **out)
 {
-	__u32 *ids = NULL, *dying = NULL;
+	struct link_id_type *v = NULL;
+	__u32 *ids, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
 	int nd = owned_dying_ids(&dying), n, i, kept = 0;
-	bool typed = false;
 
-	n = nd < 0 ? nd : iter_perf_ids(&ids);
-	if (n >= 0)
-		typed = true;
-	else if (nd >= 0) /* no iterator, or no fd for one (EMFILE) */
-		n = all_link_ids(&ids);
-	if (n < 0) {
-		free(dying);
-		return n;
-	}
-	if (!typed)
-		linkcache_prune(ids, n);
-	for (i = 0; i < n; i++)
-		if (!in_sorted(dying, nd, ids[i]))
-			ids[kept++] = ids[i];
+	n = nd < 0 ? nd : links_now(&v);
+	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
+	for (i = 0; ids && i < n; i++)
+		if (v[i].type == LINK_TYPE_PERF_EVENT &&
+		    !in_sorted(dying, nd, v[i].id))
+			ids[kept++] = v[i].id;
 	free(dying);
-	if (!typed)
-		kept = linkcache_keep_perf(ids, kept);
-	if (kept < 0) {
-		free(ids);
-		return kept;
-	}
+	free(v);
+	if (n < 0)
+		return n;
+	if (!ids)
+		return -ENOMEM;
 	*out = ids;
 	return kept;
 }

@@ -10,8 +10,6 @@
 #include "attach.h"
 #include "bpflinkfs.h"
 #include "fmt.h"
-#include "link_ids.h"
-#include "linkcache.h"
 
 struct sbuf {
 	char *p;
@@ -299,22 +297,13 @@ char *render_links_json(const struct reader *r, size_t *len)
 
 static int other_links(void)
 {
-	struct link_id_type *v;
-	__u32 id = 0, type;
-	int n = link_ids_read(&v), i, other = 0;
+	struct link_id_type *v = NULL;
+	int n = links_now(&v), i, other = 0;
 
-	if (n >= 0) {
-		for (i = 0; i < n; i++)
-			other += v[i].type != LINK_TYPE_PERF_EVENT;
-		free(v);
-		return other;
-	}
-	n = 0;
-	while (link_next_id(id, &id) == 0)
-		if (linkcache_link_type(id, &type) == 0 &&
-		    type != LINK_TYPE_PERF_EVENT)
-			n++;
-	return n;
+	for (i = 0; i < n; i++)
+		other += v[i].type != LINK_TYPE_PERF_EVENT;
+	free(v);
+	return other;
 }
 
 char *render_features(size_t *len)
