@@ -311,9 +311,7 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		return -ENOMEM;
 	if (memo_hit(memo, p->path))
 		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else
-		err = uprobe_resolve_path(p->path, pid, canon, &te);
-	if (!err && !memo_hit(memo, p->path))
+	else if (!(err = uprobe_resolve_path(p->path, pid, canon, &te)))
 		memo_set(memo, p->path, canon);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,

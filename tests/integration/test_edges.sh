@@ -71,6 +71,33 @@ caret=$(grep -A1 '^  Command: .*no/such' "$MNT/error_log" | tail -1)
 assert_eq "logged without the blanks" "  Command: u:/no/such:f" "$cmd"
 assert_eq "caret under the path" "$(printf '%*s^' $((11 + 2)) '')" "$caret"
 
+# A symlinked PATH resolves once per write request, never across them:
+# retargeted between two writes on one handle, the second link names the
+# new file (what `name` shows, against readlink -f of the moment).
+cp "$(readlink -f "$TARGET")" "$WORK/tgt_a"
+cp "$(readlink -f "$TARGET")" "$WORK/tgt_b"
+ln -s tgt_a "$WORK/tgt"
+res=$(timeout 15 python3 - "$MNT/control" "$WORK/tgt" <<'PY'
+import os, sys
+ctl, link = sys.argv[1], sys.argv[2]
+fd = os.open(ctl, os.O_RDWR)
+spec = ("u:%s:bpflinkfs_target_a\nu:%s:bpflinkfs_target_b\n" % (link, link))
+os.write(fd, spec.encode())
+os.unlink(link)
+os.symlink("tgt_b", link)
+os.write(fd, spec.encode())
+print(" ".join(os.read(fd, 200).decode().split()))
+os.close(fd)
+PY
+)
+read -r -a ids <<<"$res"
+assert_eq "four links from two writes" 4 "${#ids[@]}"
+want_a=$(readlink -f "$WORK/tgt_a") want_b=$(readlink -f "$WORK/tgt_b")
+got=$(for i in "${ids[@]}"; do cat "$MNT/$i/name"; done | xargs)
+assert_eq "names: first write the old target, second the new" \
+	"$want_a $want_a $want_b $want_b" "$got"
+echo '-*' >"$MNT/control"
+
 # a second mount on the same directory is refused
 out=$(timeout 15 "$BPFLINKFS" "$MNT" -f 2>&1) && fail "second mount accepted"
 assert_match "second mount message" "already a bpflinkfs mount" "$out"
