@@ -8,7 +8,11 @@
 
 #include "bpflinkfs.h"
 
-#define CAP_SYSLOG_BIT 34 /* linux/capability.h */
+/* capability numbers, linux/capability.h */
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_SYSLOG_BIT 34
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT 39
 
 bool reader_sees_kernel_addrs(int kptr_restrict, int perf_event_paranoid,
 			      bool has_cap_syslog)
@@ -53,24 +57,40 @@ static bool in_initial_userns(pid_t pid)
 	return strcmp(link, "user:[4026531837]") == 0;
 }
 
-static bool pid_has_cap(pid_t pid, int cap)
+/* CapEff of @pid, counted only in the initial user namespace: 0 else. */
+static unsigned long long pid_caps(pid_t pid)
 {
 	char path[64], line[256];
 	unsigned long long eff = 0;
 	bool found = false;
 	FILE *f;
 
+	if (pid <= 0)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return 0;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
 			found = true;
 			break;
 		}
 	fclose(f);
-	return found && (eff >> cap & 1) && in_initial_userns(pid);
+	return found && in_initial_userns(pid) ? eff : 0;
+}
+
+static bool pid_has_cap(pid_t pid, int cap)
+{
+	return pid_caps(pid) >> cap & 1;
+}
+
+bool writer_may_attach(pid_t pid)
+{
+	unsigned long long caps = pid_caps(pid);
+
+	return (caps >> CAP_SYS_ADMIN_BIT & 1) ||
+	       ((caps >> CAP_BPF_BIT & 1) && (caps >> CAP_PERFMON_BIT & 1));
 }
 
 bool reader_may_see_addrs(pid_t pid)

@@ -50,6 +50,17 @@ bool reader_sees_kernel_addrs(int kptr_restrict, int perf_event_paranoid,
  */
 bool reader_may_see_addrs(pid_t pid);
 
+/**
+ * writer_may_attach() - may the process behind a request create or remove
+ * links? What the kernel asks of bpf(BPF_LINK_CREATE) and perf_event_open
+ * for probes: CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON, effective
+ * (CapEff in /proc/PID/status) in the initial user namespace. uid 0 alone
+ * is not enough (capability-less root, root of a user namespace).
+ * @pid: from fuse_req_ctx(); 0 (another pid namespace) may not
+ * Return: true when it may.
+ */
+bool writer_may_attach(pid_t pid);
+
 /** sysctl_read_int() - read an integer from /proc/sys; -errno on error */
 int sysctl_read_int(const char *path, int *value);
 

@@ -3,6 +3,10 @@
  * The FUSE low-level operations. Inode numbers are computed, never stored:
  * (link id << 8) | (1 + index into link_files[]) for a link's files,
  * (link id << 8) for its directory, and id 0 for the root and its files.
+ * A file whose content depends on the reader (addr, the tables) has two
+ * inodes, bit 7 set for readers who see kernel addresses: the page cache,
+ * which splice and sendfile read from, is per inode, so one class of
+ * reader never reads what was rendered for the other.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,13 +23,15 @@
 
 #define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
 #define INO_ID(ino) ((__u32)((ino) >> 8))
-#define INO_IDX(ino) ((unsigned int)((ino) & 0xff))
+#define INO_IDX(ino) ((unsigned int)((ino) & 0x7f))
+#define INO_SEES 0x80u
+#define INO_SEES_ADDRS(ino) (((ino) & INO_SEES) != 0)
 #define ROOT_FILE_BASE 2
 /*
- * The root and its files never change while mounted (their attributes
- * are fixed at mount), so the kernel may keep their dentries and
- * attributes: `echo spec > control` then costs no LOOKUP or GETATTR.
- * Link directories and files keep timeouts of 0 (always current).
+ * The root's files keep their inode while mounted, so the kernel may keep
+ * their dentries: `echo spec > control` then costs no LOOKUP. Attributes
+ * always have a timeout of 0: sizes and the root's link count follow the
+ * content (DESIGN 2.1), and so do the dentries of reader-dependent files.
  */
 #define ROOT_TIMEOUT 86400.0
 
@@ -76,6 +82,13 @@ struct open_dir {
 
 static time_t mount_time;
 
+/*
+ * Every file reports the length of its value as rendered now: readers that
+ * copy through splice or sendfile (busybox and Rust coreutils cat,
+ * Python's shutil) take from the page cache up to st_size, and tar and
+ * rsync read st_size bytes. Each open drops the page cache (keep_cache
+ * 0), so a new open reads a new value.
+ */
 static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
 		      off_t size)
 {
@@ -90,6 +103,7 @@ static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
 	}
 	st->st_nlink = S_ISDIR(mode) ? 2 : 1;
 	st->st_size = size;
+	st->st_blocks = (size + 511) / 512; /* not sparse: no SEEK_HOLE games */
 	st->st_blksize = 4096;
 	st->st_atime = st->st_mtime = st->st_ctime = mount_time;
 }
@@ -97,6 +111,66 @@ static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
 static bool file_is_volatile(size_t i)
 {
 	return link_files[i].flags & (LF_LIVE | LF_READER);
+}
+
+/* addr, and the tables with their addr column */
+static bool ino_reader_dependent(fuse_ino_t ino)
+{
+	unsigned int idx = INO_IDX(ino);
+
+	if (INO_ID(ino) == 0)
+		return idx == ROOT_FILE_BASE + RF_LINKS ||
+		       idx == ROOT_FILE_BASE + RF_JSON;
+	return idx >= 1 && idx <= link_file_count &&
+	       link_files[idx - 1].flags & LF_READER;
+}
+
+/*
+ * The reader class of a request for @ino: the inode's class, but never
+ * more than the reader may see. -EACCES for a reader who holds the inode
+ * of the other class (only a race or a handle trick reaches that).
+ */
+static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
+{
+	r->sees_addrs = false;
+	if (!INO_SEES_ADDRS(ino))
+		return 0;
+	if (!reader_may_see_addrs(fuse_req_ctx(req)->pid))
+		return -EACCES;
+	r->sees_addrs = true;
+	return 0;
+}
+
+/* The length of root file @rf as it would read now. */
+static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
+{
+	struct reader r = { sees_addrs };
+	size_t len = 0;
+	char *buf;
+
+	if (rf == RF_CONTROL)
+		buf = owned_list(&len);
+	else
+		buf = root_files[rf].render(&r, &len);
+	if (!buf)
+		return errno ? -errno : -ENOMEM;
+	free(buf);
+	*size = len;
+	return 0;
+}
+
+/* The root's st_nlink: 2, and one for each link directory. */
+static int root_stat(struct stat *st)
+{
+	__u32 *ids = NULL;
+	int n = perf_link_ids(&ids);
+
+	free(ids);
+	if (n < 0)
+		return n;
+	attr_fill(st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
+	st->st_nlink = 2 + n;
+	return 0;
 }
 
 /* Attributes of @ino, checked against the kernel now. */
@@ -108,17 +182,21 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	char *buf;
 	int n = 0;
 
-	if (ino == FUSE_ROOT_ID) {
-		attr_fill(st, ino, S_IFDIR | 0755, 0);
-		return 0;
-	}
+	off_t size = 0;
+
+	if (ino == FUSE_ROOT_ID)
+		return root_stat(st);
 	if (id == 0) {
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
 			return -ENOENT;
-		attr_fill(st, ino,
-			  S_IFREG | root_files[idx - ROOT_FILE_BASE].mode, 0);
-		return 0;
+		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
+				   &size);
+		if (!n)
+			attr_fill(st, ino,
+				  S_IFREG | root_files[idx - ROOT_FILE_BASE].mode,
+				  size);
+		return n;
 	}
 	if (idx > link_file_count)
 		return -ENOENT;
@@ -128,12 +206,12 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	if (!n && idx == 0) {
 		attr_fill(st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
-		struct reader r = { false };
+		struct reader r = { INO_SEES_ADDRS(ino) };
 
 		v->reader = &r;
 		if (!link_file_applies(idx - 1, v))
 			n = -ENOENT;
-		else if (!file_is_volatile(idx - 1))
+		else
 			n = link_file_render(idx - 1, v, buf, 2 * PATH_MAX);
 		if (n >= 0) {
 			attr_fill(st, ino, S_IFREG | 0444, n);
@@ -180,27 +258,49 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	} else {
 		err = -ENOTDIR;
 	}
+	if (e.ino && ino_reader_dependent(e.ino) &&
+	    reader_may_see_addrs(fuse_req_ctx(req)->pid))
+		e.ino |= INO_SEES;
 	if (e.ino)
 		err = ino_stat(e.ino, &e.attr);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
 	}
-	if (INO_ID(e.ino) == 0)
-		e.entry_timeout = e.attr_timeout = ROOT_TIMEOUT;
+	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino))
+		e.entry_timeout = ROOT_TIMEOUT;
 	fuse_reply_entry(req, &e);
+}
+
+/* The size of what an open handle reads, or -1 when it has no fixed one. */
+static off_t handle_size(struct fuse_file_info *fi)
+{
+	struct open_file *of = fi ? handle_get(fi->fh) : NULL;
+	off_t size = -1;
+
+	if (!of)
+		return -1;
+	if (!of->control && !of->error_log)
+		size = of->len;
+	handle_put(fi->fh);
+	return size;
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	off_t size = handle_size(fi);
 	struct stat st;
 	int err = ino_stat(ino, &st);
 
+	if (!err && size >= 0) {
+		st.st_size = size;
+		st.st_blocks = (size + 511) / 512;
+	}
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st, INO_ID(ino) ? 0 : ROOT_TIMEOUT);
+		fuse_reply_attr(req, &st, 0);
 }
 
 static int dir_add(struct open_dir *d, size_t *cap, const char *name,
@@ -351,11 +451,12 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_err(req, 0);
 }
 
-static struct open_file *root_file_open(fuse_req_t req, size_t rf,
+static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 					struct fuse_file_info *fi, int *err)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct open_file *of = calloc(1, sizeof(*of));
+	size_t rf = INO_IDX(ino) - ROOT_FILE_BASE;
 	int acc = fi->flags & O_ACCMODE;
 	struct reader r;
 
@@ -371,9 +472,7 @@ static struct open_file *root_file_open(fuse_req_t req, size_t rf,
 		*err = -EACCES; /* root bypasses mode bits: refuse here */
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
-	} else {
-		r.sees_addrs = (rf == RF_LINKS || rf == RF_JSON) &&
-			       reader_may_see_addrs(ctx->pid);
+	} else if (!(*err = ino_reader(req, ino, &r))) {
 		of->buf = root_files[rf].render(&r, &of->len);
 		*err = of->buf ? 0 : -errno;
 	}
@@ -400,10 +499,9 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 		*err = -EACCES;
 	if (!*err)
 		*err = link_view_load(INO_ID(ino), v);
+	if (!*err)
+		*err = ino_reader(req, ino, &r);
 	if (!*err) {
-		/* only addr depends on the reader: ask /proc only for it */
-		r.sees_addrs = link_files[idx].flags & LF_READER &&
-			       reader_may_see_addrs(fuse_req_ctx(req)->pid);
 		v->reader = &r;
 		of->buf = malloc(2 * PATH_MAX);
 		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX) :
@@ -429,7 +527,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
 	    idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
-		of = root_file_open(req, idx - ROOT_FILE_BASE, fi, &err);
+		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
 		of = link_file_open(req, ino, fi, &err);
@@ -478,6 +576,25 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	handle_put(fi->fh);
 }
 
+/*
+ * Creating and removing links asks what the kernel asks (DESIGN 5): a
+ * writer without it changes nothing, and error_log says why.
+ */
+static ssize_t control_write_checked(struct control_handle *h,
+				     const char *data, size_t size, pid_t pid)
+{
+	static const char msg[] =
+		"creating or removing links needs CAP_SYS_ADMIN, or CAP_BPF "
+		"with CAP_PERFMON, in the initial user namespace";
+	const char *nl = memchr(data, '\n', size);
+
+	if (writer_may_attach(pid))
+		return control_write(h, data, size, pid);
+	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size,
+		      0);
+	return -EPERM;
+}
+
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
@@ -487,8 +604,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 	if (!of) {
 		n = -EBADF;
 	} else if (of->control) {
-		n = control_write(of->control, data, size,
-				  fuse_req_ctx(req)->pid);
+		n = control_write_checked(of->control, data, size,
+					  fuse_req_ctx(req)->pid);
 	} else if (of->error_log) {
 		/* an empty line (or nothing) clears the log */
 		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size :
@@ -557,6 +674,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = -ENOENT;
 	else if (fuse_req_ctx(req)->uid != 0)
 		err = -EACCES;
+	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
+		err = -EPERM;
 	else
 		err = owned_remove(id);
 	fuse_reply_err(req, -err);
@@ -568,6 +687,12 @@ static void op_refuse(fuse_req_t req)
 }
 
 static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{
+	op_refuse(req);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+		     dev_t rdev)
 {
 	op_refuse(req);
 }
@@ -624,6 +749,7 @@ const struct fuse_lowlevel_ops tree_ops = {
 	.release = op_release,
 	.rmdir = op_rmdir,
 	.mkdir = op_mkdir,
+	.mknod = op_mknod,
 	.unlink = op_unlink,
 	.create = op_create,
 	.rename = op_rename,
