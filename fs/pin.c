@@ -2,13 +2,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,78 +35,6 @@ static int meta_fd = -1, lock_fd = -1;
 bool pin_enabled(void)
 {
 	return pin_root[0] != '\0';
-}
-
-static int mkdir_p(const char *dir)
-{
-	char path[PATH_MAX], *p;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* The nearest existing ancestor of @dir is in bpffs: nothing made else. */
-static bool under_bpffs(const char *dir)
-{
-	char path[PATH_MAX], *slash;
-	struct statfs sfs;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	while (statfs(path, &sfs)) {
-		slash = strrchr(path, '/');
-		if (errno != ENOENT || !slash || slash == path)
-			return false;
-		*slash = '\0';
-	}
-	return sfs.f_type == BPF_FS_MAGIC;
-}
-
-static int dir_take(const char *dir)
-{
-	struct statfs sfs;
-	int err = dir[0] != '/' ? -EINVAL : !under_bpffs(dir) ? -ENOTDIR :
-								  mkdir_p(dir);
-
-	if (err == -ENOTDIR) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s is not in a BPF file "
-				"system: mount -t bpf bpf /sys/fs/bpf\n",
-			dir);
-		return -EINVAL;
-	}
-
-	if (err) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s: %s\n", dir,
-			err == -EINVAL ? "must be an absolute path" :
-			err == -EPERM && strchr(dir, '.') ?
-					 "bpffs refuses names with a '.'" :
-					 strerror(-err));
-		return err;
-	}
-	if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s is not in a BPF file "
-				"system: mount -t bpf bpf /sys/fs/bpf\n",
-			dir);
-		return -EINVAL;
-	}
-	lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB)) {
-		err = -errno;
-		fprintf(stderr, "bpflinkfs: pin_dir %s is in use by another "
-				"bpflinkfs\n",
-			dir);
-		return err == -EWOULDBLOCK ? -EBUSY : err;
-	}
-	return 0;
 }
 
 /* Open DIR/NAME, or make it with @make and pin it there. */
@@ -154,11 +79,19 @@ static int hits_make(void)
 
 int pin_dir_open(const char *dir)
 {
-	int err = dir_take(dir), hits;
+	char msg[PATH_MAX + 256];
+	int err = pin_dir_normalize(dir, pin_root, sizeof(pin_root), msg,
+				    sizeof(msg)),
+	    hits;
 
-	if (err)
+	if (!err)
+		err = pin_dir_take(pin_root, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "bpflinkfs: %s\n", msg);
+		pin_root[0] = '\0';
 		return err;
-	snprintf(pin_root, sizeof(pin_root), "%s", dir);
+	}
+	lock_fd = err;
 	meta_fd = map_open_or_make("meta", meta_make);
 	hits = meta_fd < 0 ? meta_fd : map_open_or_make("hits", hits_make);
 	if (hits >= 0 && !daemon_state.counter)
@@ -170,7 +103,7 @@ int pin_dir_open(const char *dir)
 	if (err) {
 		fprintf(stderr, "bpflinkfs: pin_dir %s: cannot open its maps: "
 				"%s\n",
-			dir, strerror(-err));
+			pin_root, strerror(-err));
 		pin_root[0] = '\0';
 	}
 	return err;

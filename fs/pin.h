@@ -11,6 +11,7 @@
 #define BPFLINKFS_PIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "bpflinkfs.h"
 
@@ -21,8 +22,10 @@
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
  * the hits map (loading the counter on it) and the meta map.
  *
- * Return: 0, -EINVAL (not in bpffs), -EBUSY (another daemon has it), or
- * -errno. Prints a one-line message on failure.
+ * Return: 0 or -errno; prints a one-line message naming the cause on
+ * failure (-EINVAL: a path bpffs cannot hold or not in bpffs; -ENOTDIR: a
+ * pinned object or a file where a directory should be; -EBUSY: another
+ * daemon has it), and nothing is made then.
  */
 int pin_dir_open(const char *dir);
 
@@ -51,5 +54,32 @@ void pin_unlink(__u32 id);
  * Return: the number adopted.
  */
 int pin_adopt(void);
+
+/* --- pin_dir.c: the path and its lock ------------------------------------ */
+
+/**
+ * pin_dir_normalize() - @dir with single slashes and no trailing one
+ * @dir: the option's value
+ * @out: the result, @len bytes
+ * @msg: on failure, the reason (a relative path, '.' or '..' parts)
+ * @mlen: size of @msg
+ * Return: 0 or -errno.
+ */
+int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
+		      size_t mlen);
+
+/**
+ * pin_dir_take() - check @dir, make what is missing of it, and lock it
+ * @dir: a normalized absolute path
+ * @msg: on failure, the real cause and what to do ("pin_dir DIR ...")
+ * @mlen: size of @msg
+ *
+ * Refused before anything is made: a part that is not a directory (a
+ * pinned BPF link, map or program says so), a path outside bpffs, a name
+ * with a '.' that bpffs does not allow, a directory another daemon locked.
+ *
+ * Return: an O_DIRECTORY fd holding the lock, or -errno.
+ */
+int pin_dir_take(const char *dir, char *msg, size_t mlen);
 
 #endif
