@@ -20,7 +20,8 @@
  * @dir: absolute path inside a BPF file system; created if missing
  *
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
- * the hits map (loading the counter on it) and the meta map.
+ * the hits map (loading the counter on it) and the meta map; watches DIR
+ * (inotify) so that pins removed by hand are noticed (pin_sync()).
  *
  * Return: 0 or -errno; prints a one-line message naming the cause on
  * failure (-EINVAL: a path bpffs cannot hold or not in bpffs; -ENOTDIR: a
@@ -33,12 +34,30 @@ int pin_dir_open(const char *dir);
 bool pin_enabled(void);
 
 /**
- * pin_link() - pin a new owned link and record what adoption needs
+ * pin_link() - pin a new link, record what adoption needs, and register
+ * it as owned (owned_add() with no fd: the pin holds it)
  * @info: its record (id, slot, spec, category, dev, ino)
- * @fd: the link fd; the caller closes it afterwards (the pin holds it)
+ * @fd: the link fd; the caller closes it afterwards
+ * @msg: on failure, what happened and what to do
+ * @mlen: size of @msg
+ *
+ * A pin_dir removed by hand (rm -r) is made again first, with the maps
+ * pinned in it again (see pin_sync()).
+ *
  * Return: 0 or -errno (nothing left behind on failure).
  */
-int pin_link(const struct owned_info *info, int fd);
+int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen);
+
+/**
+ * pin_sync() - act on pins removed by hand since the last call
+ *
+ * DESIGN.md 4: removing a pin detaches the link it held, so an owned link
+ * whose pin left the pin_dir (rm, rm -r, mv) is no longer owned: it goes
+ * to the reaper like a removed link. The pin_dir itself, if gone, is made
+ * again by the next pin_link(). Cheap (one non-blocking read) when nothing
+ * happened; called before the owned list is read.
+ */
+void pin_sync(void);
 
 /**
  * pin_unlink() - remove an owned link's pin and record; the kernel then

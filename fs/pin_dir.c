@@ -96,13 +96,13 @@ static int not_dir(const char *dir, const char *at, char *msg, size_t mlen)
 			 kind);
 	if (strcmp(dir, at))
 		snprintf(msg, mlen,
-			 "pin_dir %s: %s is %s: choose a path "
-			 "that is a directory or does not exist yet",
+			 "pin_dir %s: %s is %s: choose another pin_dir, or "
+			 "remove it if nothing needs it",
 			 dir, at, what);
 	else
 		snprintf(msg, mlen,
-			 "pin_dir %s is %s: choose a path that is "
-			 "a directory or does not exist yet",
+			 "pin_dir %s is %s: choose another pin_dir, or remove "
+			 "it if nothing needs it",
 			 dir, what);
 	return -ENOTDIR;
 }
