@@ -62,18 +62,27 @@ create() {
 	echo "$id"
 }
 
-### rm -r of the pin_dir while mounted
+### one pin, then the whole pin_dir, removed by hand while mounted
 
 bl_mount -o "pin_dir=$PIN"
 printf '%s\n' "u:$TGT:bpflinkfs_target_a" 's:cpu-clock cpu=0' \
-	>"$MNT/control" || die "create through control"
+	's:cpu-clock cpu=0' >"$MNT/control" || die "create through control"
 OLD=()
 for f in "$PIN"/link_*; do
 	OLD+=("$(pinned_id "$f")")
 done
-assert_eq "two links pinned in the pin_dir" 2 "${#OLD[@]}"
+assert_eq "three links pinned in the pin_dir" 3 "${#OLD[@]}"
 assert_eq "control lists the pinned links" \
 	"$(printf '%s\n' "${OLD[@]}" | sort -n)" "$(owned_ids | sort -n)"
+
+ONE=${OLD[2]}
+OLD=("${OLD[@]:0:2}")
+rm "$PIN/link_$ONE" || die "rm $PIN/link_$ONE"
+assert_true "link $ONE detached by rm of its pin" wait_detached "$ONE"
+assert_eq "control no longer lists $ONE" \
+	"$(printf '%s\n' "${OLD[@]}" | sort -n)" "$(owned_ids | sort -n)"
+assert_match "log says the pin was removed" "removed by hand" \
+	"$(cat "$WORK/daemon.log")"
 
 rm -r "$PIN" || die "rm -r $PIN"
 for id in "${OLD[@]}"; do
@@ -114,14 +123,6 @@ bl_mount -o "pin_dir=$PIN"
 assert_eq "adopted after restart" "$NEW" "$(owned_ids)"
 [ -n "$NEW" ] && assert_eq "hits kept across the restart" 7 \
 	"$(cat "$MNT/$NEW/hits")"
-
-### one pin removed by hand
-
-rm "$PIN/link_$NEW"
-assert_true "link $NEW detached by rm of its pin" wait_detached "$NEW"
-assert_eq "control lists no link after rm of its pin" "" "$(owned_ids)"
-assert_match "log says the pins were removed" "removed by hand" \
-	"$(cat "$WORK/daemon.log")"
 
 ### a pin_dir that cannot be made again says why, and nothing changes
 
