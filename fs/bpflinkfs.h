@@ -110,6 +110,20 @@ int owned_dying_ids(__u32 **ids);
  */
 int owned_remove(__u32 id);
 
+/**
+ * owned_forget() - an owned link lost its pin (removed by hand): unlist it
+ * and hand it to the reaper like owned_remove(); its counter slot stays
+ * taken if something else still holds the link
+ * Return: 0, or -ENOENT when @id is not owned.
+ */
+int owned_forget(__u32 id);
+
+/**
+ * owned_ids() - the ids of every owned link, ascending
+ * Return: the count and a malloc'd array in *ids, or -ENOMEM.
+ */
+int owned_ids(__u32 **ids);
+
 /** owned_remove_all() - owned_remove() every owned link; returns the count */
 int owned_remove_all(void);
 

@@ -143,17 +143,11 @@ static int own_link(const struct owned_info *own, int *lfd,
 
 	if (!pin_enabled())
 		return owned_add(own, *lfd);
-	err = pin_link(own, *lfd);
-	if (err) {
-		snprintf(ce->msg, sizeof(ce->msg), "cannot pin the link: %s",
-			 strerror(-err));
-		return err;
+	err = pin_link(own, *lfd, ce->msg, sizeof(ce->msg));
+	if (!err) {
+		close(*lfd);
+		*lfd = -1;
 	}
-	close(*lfd);
-	*lfd = -1;
-	err = owned_add(own, -1);
-	if (err)
-		pin_unlink(own->id);
 	return err;
 }
 

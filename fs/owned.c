@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "pin.h"
@@ -39,6 +41,7 @@ struct dying_link {
 	__u32 id;
 	int fd;
 	int slot;
+	bool unpinned; /* its pin was removed by hand (pin_sync()) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -192,6 +195,7 @@ int owned_dying_ids(__u32 **out)
 	size_t n = 0;
 	__u32 *ids;
 
+	pin_sync(); /* pins removed by hand: those links are dying too */
 	pthread_mutex_lock(&lock);
 	ids = malloc((dying_busy + 1) * sizeof(*ids));
 	for (d = dying_head; ids && d; d = d->next)
@@ -207,7 +211,7 @@ int owned_dying_ids(__u32 **out)
 }
 
 /* Move owned[at] to the reaper's queue; lock held. */
-static int owned_unlist(size_t at)
+static int owned_unlist(size_t at, bool unpinned)
 {
 	struct owned_link *l = owned[at];
 	struct dying_link *d = malloc(sizeof(*d));
@@ -218,6 +222,7 @@ static int owned_unlist(size_t at)
 	d->id = l->id;
 	d->fd = l->fd;
 	d->slot = l->slot;
+	d->unpinned = unpinned;
 	*dying_tail = d;
 	dying_tail = &d->next;
 	dying_busy++;
@@ -237,7 +242,7 @@ int owned_remove(__u32 id)
 
 	pthread_mutex_lock(&lock);
 	at = owned_find(id, &found);
-	err = found ? owned_unlist(at) : -ENOENT;
+	err = found ? owned_unlist(at, false) : -ENOENT;
 	pthread_mutex_unlock(&lock);
 	if (err == -ENOENT) {
 		__u32 type;
@@ -250,12 +255,41 @@ int owned_remove(__u32 id)
 	return err;
 }
 
+int owned_forget(__u32 id)
+{
+	bool found;
+	size_t at;
+	int err;
+
+	pthread_mutex_lock(&lock);
+	at = owned_find(id, &found);
+	err = found ? owned_unlist(at, true) : -ENOENT;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+int owned_ids(__u32 **out)
+{
+	__u32 *ids;
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	ids = malloc((owned_len ? owned_len : 1) * sizeof(*ids));
+	for (i = 0; ids && i < owned_len; i++)
+		ids[i] = owned[i]->id;
+	pthread_mutex_unlock(&lock);
+	if (!ids)
+		return -ENOMEM;
+	*out = ids;
+	return i;
+}
+
 int owned_remove_all(void)
 {
 	int n = 0;
 
 	pthread_mutex_lock(&lock);
-	while (owned_len && owned_unlist(owned_len - 1) == 0)
+	while (owned_len && owned_unlist(owned_len - 1, false) == 0)
 		n++;
 	pthread_mutex_unlock(&lock);
 	return n;
@@ -268,6 +302,7 @@ char *owned_list(size_t *len)
 
 	if (!buf)
 		return NULL;
+	pin_sync(); /* links whose pins were removed by hand are not listed */
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < owned_len; i++) {
 		const struct owned_link *o = owned[i];
@@ -332,6 +367,23 @@ static void wait_released(__u32 id)
 	}
 }
 
+/*
+ * A link whose pin was moved out of the pin_dir, not removed, lives on and
+ * counts into its slot: keep the slot from reuse until the daemon stops.
+ */
+static bool still_held(const struct dying_link *d)
+{
+	int fd = d->unpinned ? bpf_link_get_fd_by_id(d->id) : -1;
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	log_msg(LOG_WARNING, "link %u left the pin_dir but is still held "
+			     "elsewhere: its counter slot stays taken",
+		d->id);
+	return true;
+}
+
 static void *reaper_main(void *arg)
 {
 	for (;;) {
@@ -354,7 +406,7 @@ static void *reaper_main(void *arg)
 		if (pin_enabled())
 			pin_unlink(d->id);
 		wait_released(d->id);
-		if (d->slot > 0 && daemon_state.counter)
+		if (d->slot > 0 && daemon_state.counter && !still_held(d))
 			counter_slot_free(daemon_state.counter, d->slot);
 		pthread_mutex_lock(&lock);
 		closing_unlink(d);

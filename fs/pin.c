@@ -2,13 +2,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,84 +31,39 @@ struct pin_meta {
 	char spec[8192 - 160];
 };
 
+/*
+ * What bpffs reports on DIR (inotify): pins removed or moved away, and DIR
+ * itself. Our own pins are not watched (IN_CREATE), so bulk creation costs
+ * nothing here; our own unpins are: the reaper's show up as ids that are
+ * no longer owned and are ignored.
+ */
+#define WATCH_MASK                                                      \
+	(IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF |    \
+	 IN_ONLYDIR)
+#define DIR_GONE_MASK                                                   \
+	(IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT |   \
+	 IN_IGNORED)
+
+struct pin_events {
+	bool rescan; /* DIR itself changed, or events were lost */
+	bool maps;   /* DIR/hits or DIR/meta went */
+	size_t n, cap;
+	__u32 *ids; /* DIR/link_ID that went */
+};
+
 static char pin_root[PATH_MAX];
-static int meta_fd = -1, lock_fd = -1;
+static int meta_fd = -1, lock_fd = -1, watch_fd = -1, watch_wd = -1;
+static dev_t root_dev;
+static ino_t root_ino;
+/* pinning holds it shared; acting on removed pins, exclusive */
+static pthread_rwlock_t pin_lock = PTHREAD_RWLOCK_INITIALIZER;
+/* reading the watch, need_repair, repairing */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool need_repair;
 
 bool pin_enabled(void)
 {
 	return pin_root[0] != '\0';
-}
-
-static int mkdir_p(const char *dir)
-{
-	char path[PATH_MAX], *p;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* The nearest existing ancestor of @dir is in bpffs: nothing made else. */
-static bool under_bpffs(const char *dir)
-{
-	char path[PATH_MAX], *slash;
-	struct statfs sfs;
-
-	snprintf(path, sizeof(path), "%s", dir);
-	while (statfs(path, &sfs)) {
-		slash = strrchr(path, '/');
-		if (errno != ENOENT || !slash || slash == path)
-			return false;
-		*slash = '\0';
-	}
-	return sfs.f_type == BPF_FS_MAGIC;
-}
-
-static int dir_take(const char *dir)
-{
-	struct statfs sfs;
-	int err = dir[0] != '/' ? -EINVAL : !under_bpffs(dir) ? -ENOTDIR :
-								  mkdir_p(dir);
-
-	if (err == -ENOTDIR) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s is not in a BPF file "
-				"system: mount -t bpf bpf /sys/fs/bpf\n",
-			dir);
-		return -EINVAL;
-	}
-
-	if (err) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s: %s\n", dir,
-			err == -EINVAL ? "must be an absolute path" :
-			err == -EPERM && strchr(dir, '.') ?
-					 "bpffs refuses names with a '.'" :
-					 strerror(-err));
-		return err;
-	}
-	if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s is not in a BPF file "
-				"system: mount -t bpf bpf /sys/fs/bpf\n",
-			dir);
-		return -EINVAL;
-	}
-	lock_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB)) {
-		err = -errno;
-		fprintf(stderr, "bpflinkfs: pin_dir %s is in use by another "
-				"bpflinkfs\n",
-			dir);
-		return err == -EWOULDBLOCK ? -EBUSY : err;
-	}
-	return 0;
 }
 
 /* Open DIR/NAME, or make it with @make and pin it there. */
@@ -152,13 +106,49 @@ static int hits_make(void)
 	return dup(counter_map_fd(daemon_state.counter));
 }
 
+/* Make @fd (the lock on DIR) ours: remember DIR's inode, watch it. */
+static void dir_adopt_fd(int fd)
+{
+	char self[64];
+	struct stat st;
+
+	if (lock_fd >= 0)
+		close(lock_fd);
+	lock_fd = fd;
+	if (fstat(fd, &st) == 0) {
+		root_dev = st.st_dev;
+		root_ino = st.st_ino;
+	}
+	if (watch_fd < 0)
+		watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (watch_fd >= 0 && watch_wd >= 0)
+		inotify_rm_watch(watch_fd, watch_wd);
+	/* through the fd: the directory we locked, whatever the path is now */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	watch_wd = watch_fd < 0 ? -1 :
+				  inotify_add_watch(watch_fd, self, WATCH_MASK);
+	if (watch_wd < 0)
+		log_msg(LOG_WARNING, "pin_dir %s: cannot watch it (%s): a "
+				     "removed pin_dir is still noticed, single "
+				     "removed pins are not",
+			pin_root, strerror(errno));
+}
+
 int pin_dir_open(const char *dir)
 {
-	int err = dir_take(dir), hits;
+	char msg[PATH_MAX + 256];
+	int err = pin_dir_normalize(dir, pin_root, sizeof(pin_root), msg,
+				    sizeof(msg)),
+	    hits;
 
-	if (err)
+	if (!err)
+		err = pin_dir_take(pin_root, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "bpflinkfs: %s\n", msg);
+		pin_root[0] = '\0';
 		return err;
-	snprintf(pin_root, sizeof(pin_root), "%s", dir);
+	}
+	dir_adopt_fd(err);
 	meta_fd = map_open_or_make("meta", meta_make);
 	hits = meta_fd < 0 ? meta_fd : map_open_or_make("hits", hits_make);
 	if (hits >= 0 && !daemon_state.counter)
@@ -170,7 +160,7 @@ int pin_dir_open(const char *dir)
 	if (err) {
 		fprintf(stderr, "bpflinkfs: pin_dir %s: cannot open its maps: "
 				"%s\n",
-			dir, strerror(-err));
+			pin_root, strerror(-err));
 		pin_root[0] = '\0';
 	}
 	return err;
@@ -181,14 +171,173 @@ static void link_pin_path(__u32 id, char *buf, size_t len)
 	snprintf(buf, len, "%s/link_%u", pin_root, id);
 }
 
-int pin_link(const struct owned_info *info, int fd)
+/* DIR is still the directory we locked. */
+static bool dir_same(void)
 {
-	struct pin_meta *m = calloc(1, sizeof(*m));
+	struct stat st;
+
+	return stat(pin_root, &st) == 0 && st.st_dev == root_dev &&
+	       st.st_ino == root_ino;
+}
+
+static void event_note(struct pin_events *ev, const struct inotify_event *e)
+{
+	__u32 id, *p;
+	char extra;
+
+	if (e->mask & DIR_GONE_MASK) {
+		ev->rescan = true;
+	} else if (e->len &&
+		   sscanf(e->name, "link_%u%c", &id, &extra) == 1) {
+		if (ev->n == ev->cap) {
+			ev->cap = ev->cap ? 2 * ev->cap : 64;
+			p = realloc(ev->ids, ev->cap * sizeof(*p));
+			if (!p) {
+				ev->rescan = true;
+				return;
+			}
+			ev->ids = p;
+		}
+		ev->ids[ev->n++] = id;
+	} else if (e->len &&
+		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta"))) {
+		ev->maps = true;
+	}
+}
+
+/* What happened to DIR since the last call; true when anything did. */
+static bool watch_read(struct pin_events *ev)
+{
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *e;
+	ssize_t len;
+	char *p;
+
+	if (watch_wd < 0) {
+		ev->rescan = !dir_same();
+		return ev->rescan;
+	}
+	while ((len = read(watch_fd, buf, sizeof(buf))) > 0)
+		for (p = buf; p < buf + len; p += sizeof(*e) + e->len) {
+			e = (const struct inotify_event *)p;
+			event_note(ev, e);
+		}
+	return ev->rescan || ev->maps || ev->n;
+}
+
+/* Every owned link whose pin is gone; the count. */
+static int rescan(void)
+{
 	char path[PATH_MAX];
+	__u32 *ids = NULL;
+	int n = owned_ids(&ids), i, gone = 0;
+
+	for (i = 0; i < n; i++) {
+		link_pin_path(ids[i], path, sizeof(path));
+		/* ENOTDIR: something else took DIR's place */
+		if (access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
+			gone += owned_forget(ids[i]) == 0;
+	}
+	free(ids);
+	return gone;
+}
+
+/* Act on @ev; pin_lock held exclusively (no pin between pin and add). */
+static void sync_apply(const struct pin_events *ev)
+{
+	size_t i;
+	int gone = 0;
+
+	for (i = 0; i < ev->n; i++)
+		gone += owned_forget(ev->ids[i]) == 0;
+	if (ev->rescan)
+		gone += rescan();
+	if (ev->maps || (ev->rescan && !dir_same()))
+		need_repair = true;
+	if (gone)
+		log_msg(LOG_WARNING, "pin_dir %s: %d owned link(s) lost their "
+				     "pin (removed by hand): no longer owned, "
+				     "and detached unless held elsewhere",
+			pin_root, gone);
+}
+
+void pin_sync(void)
+{
+	struct pin_events ev = { 0 };
+
+	if (!pin_enabled())
+		return;
+	pthread_mutex_lock(&sync_lock);
+	if (watch_read(&ev)) {
+		pthread_rwlock_wrlock(&pin_lock);
+		sync_apply(&ev);
+		pthread_rwlock_unlock(&pin_lock);
+	}
+	pthread_mutex_unlock(&sync_lock);
+	free(ev.ids);
+}
+
+/* Pin @fd as DIR/@name again unless something is there. */
+static int repin(const char *name, int fd)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", pin_root, name);
+	if (bpf_obj_pin(fd, path) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* DIR or its maps were removed by hand: make them again (sync_lock held). */
+static int repair(char *msg, size_t mlen)
+{
+	char why[PATH_MAX + 256];
+	int fd, err;
+
+	if (!dir_same()) {
+		fd = pin_dir_take(pin_root, why, sizeof(why));
+		if (fd < 0) {
+			snprintf(msg, mlen, "pin_dir was removed while mounted "
+					    "and cannot be made again: %s",
+				 why);
+			return fd;
+		}
+		dir_adopt_fd(fd);
+		log_msg(LOG_WARNING, "pin_dir %s was removed while mounted "
+				     "(its links detached): made it again",
+			pin_root);
+	}
+	err = repin("meta", meta_fd);
+	if (!err)
+		err = repin("hits", counter_map_fd(daemon_state.counter));
+	if (err)
+		snprintf(msg, mlen, "pin_dir %s was changed by hand and its "
+				    "maps cannot be pinned again (%s): restart "
+				    "bpflinkfs",
+			 pin_root, strerror(-err));
+	need_repair = err != 0;
+	return err;
+}
+
+/* pin_sync(), then make DIR whole again if it was removed. */
+static int pin_ready(char *msg, size_t mlen)
+{
 	int err = 0;
 
-	if (!m)
-		return -ENOMEM;
+	pin_sync();
+	pthread_mutex_lock(&sync_lock);
+	if (need_repair) {
+		pthread_rwlock_wrlock(&pin_lock);
+		err = repair(msg, mlen);
+		pthread_rwlock_unlock(&pin_lock);
+	}
+	pthread_mutex_unlock(&sync_lock);
+	return err;
+}
+
+static void meta_fill(struct pin_meta *m, const struct owned_info *info)
+{
 	m->version = 1;
 	m->slot = info->slot;
 	m->probe_kind = info->kind;
@@ -196,13 +345,48 @@ int pin_link(const struct owned_info *info, int fd)
 	m->ino = info->ino;
 	snprintf(m->category, sizeof(m->category), "%s", info->category);
 	snprintf(m->spec, sizeof(m->spec), "%s", info->spec);
+}
+
+/* Record, pin and own; pin_lock held shared. */
+static int pin_own(const struct owned_info *info, int fd,
+		   const struct pin_meta *m)
+{
+	char path[PATH_MAX];
+	int err = 0;
+
 	if (bpf_map_update_elem(meta_fd, &info->id, m, BPF_NOEXIST))
-		err = -errno;
+		return -errno;
 	link_pin_path(info->id, path, sizeof(path));
-	if (!err && bpf_obj_pin(fd, path)) {
+	if (bpf_obj_pin(fd, path))
 		err = -errno;
+	else if ((err = owned_add(info, -1)))
+		unlink(path);
+	if (err)
 		bpf_map_delete_elem(meta_fd, &info->id);
+	return err;
+}
+
+int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen)
+{
+	struct pin_meta *m = calloc(1, sizeof(*m));
+	int err = m ? -ENOENT : -ENOMEM, tries;
+
+	if (m)
+		meta_fill(m, info);
+	/* DIR may go between the check and the pin: then once more */
+	for (tries = 0; err == -ENOENT && tries < 2; tries++) {
+		err = pin_ready(msg, mlen);
+		if (err) {
+			free(m);
+			return err; /* @msg says why */
+		}
+		pthread_rwlock_rdlock(&pin_lock);
+		err = pin_own(info, fd, m);
+		pthread_rwlock_unlock(&pin_lock);
 	}
+	if (err)
+		snprintf(msg, mlen, "cannot pin the link in pin_dir %s: %s",
+			 pin_root, strerror(-err));
 	free(m);
 	return err;
 }

@@ -11,6 +11,7 @@
 #define BPFLINKFS_PIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "bpflinkfs.h"
 
@@ -19,10 +20,13 @@
  * @dir: absolute path inside a BPF file system; created if missing
  *
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
- * the hits map (loading the counter on it) and the meta map.
+ * the hits map (loading the counter on it) and the meta map; watches DIR
+ * (inotify) so that pins removed by hand are noticed (pin_sync()).
  *
- * Return: 0, -EINVAL (not in bpffs), -EBUSY (another daemon has it), or
- * -errno. Prints a one-line message on failure.
+ * Return: 0 or -errno; prints a one-line message naming the cause on
+ * failure (-EINVAL: a path bpffs cannot hold or not in bpffs; -ENOTDIR: a
+ * pinned object or a file where a directory should be; -EBUSY: another
+ * daemon has it), and nothing is made then.
  */
 int pin_dir_open(const char *dir);
 
@@ -30,12 +34,30 @@ int pin_dir_open(const char *dir);
 bool pin_enabled(void);
 
 /**
- * pin_link() - pin a new owned link and record what adoption needs
+ * pin_link() - pin a new link, record what adoption needs, and register
+ * it as owned (owned_add() with no fd: the pin holds it)
  * @info: its record (id, slot, spec, category, dev, ino)
- * @fd: the link fd; the caller closes it afterwards (the pin holds it)
+ * @fd: the link fd; the caller closes it afterwards
+ * @msg: on failure, what happened and what to do
+ * @mlen: size of @msg
+ *
+ * A pin_dir removed by hand (rm -r) is made again first, with the maps
+ * pinned in it again (see pin_sync()).
+ *
  * Return: 0 or -errno (nothing left behind on failure).
  */
-int pin_link(const struct owned_info *info, int fd);
+int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen);
+
+/**
+ * pin_sync() - act on pins removed by hand since the last call
+ *
+ * DESIGN.md 4: removing a pin detaches the link it held, so an owned link
+ * whose pin left the pin_dir (rm, rm -r, mv) is no longer owned: it goes
+ * to the reaper like a removed link. The pin_dir itself, if gone, is made
+ * again by the next pin_link(). Cheap (one non-blocking read) when nothing
+ * happened; called before the owned list is read.
+ */
+void pin_sync(void);
 
 /**
  * pin_unlink() - remove an owned link's pin and record; the kernel then
@@ -51,5 +73,32 @@ void pin_unlink(__u32 id);
  * Return: the number adopted.
  */
 int pin_adopt(void);
+
+/* --- pin_dir.c: the path and its lock ------------------------------------ */
+
+/**
+ * pin_dir_normalize() - @dir with single slashes and no trailing one
+ * @dir: the option's value
+ * @out: the result, @len bytes
+ * @msg: on failure, the reason (a relative path, '.' or '..' parts)
+ * @mlen: size of @msg
+ * Return: 0 or -errno.
+ */
+int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
+		      size_t mlen);
+
+/**
+ * pin_dir_take() - check @dir, make what is missing of it, and lock it
+ * @dir: a normalized absolute path
+ * @msg: on failure, the real cause and what to do ("pin_dir DIR ...")
+ * @mlen: size of @msg
+ *
+ * Refused before anything is made: a part that is not a directory (a
+ * pinned BPF link, map or program says so), a path outside bpffs, a name
+ * with a '.' that bpffs does not allow, a directory another daemon locked.
+ *
+ * Return: an O_DIRECTORY fd holding the lock, or -errno.
+ */
+int pin_dir_take(const char *dir, char *msg, size_t mlen);
 
 #endif
