@@ -390,7 +390,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 
 	pthread_mutex_lock(&h->lock);
 	h->wrote = true;
-	h->writer = pid;
+	__atomic_store_n(&h->writer, pid, __ATOMIC_RELAXED);
 	inside = h->partial_len || h->partial_too_long;
 	line_no = h->line_no + 1;
 	err = tail_again(h, data, len) ?
@@ -405,9 +405,12 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		h->partial_too_long = false;
 	} else {
 		err = out_append(h, &made, 0);
-		if (h->partial_len || h->partial_too_long)
-			h->writer_tgid = proc_tgid(pid);
 	}
+	/* whose threads may run the unfinished line at close */
+	__atomic_store_n(&h->writer_tgid,
+			 h->partial_len || h->partial_too_long ? proc_tgid(pid) :
+								 0,
+			 __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&h->lock);
 	path_memo_clear(&memo);
 	free(made.ids);
@@ -449,8 +452,10 @@ static int killed_by(pid_t pid)
 /* The process that wrote last closes (any of its threads). */
 static bool closer_is_writer(const struct control_handle *h, pid_t pid)
 {
-	return pid == h->writer ||
-	       (h->writer_tgid > 0 && proc_tgid(pid) == h->writer_tgid);
+	pid_t tgid = __atomic_load_n(&h->writer_tgid, __ATOMIC_RELAXED);
+
+	return pid == __atomic_load_n(&h->writer, __ATOMIC_RELAXED) ||
+	       (tgid > 0 && proc_tgid(pid) == tgid);
 }
 
 /* A writer killed in the middle of a line: none of it runs. */
@@ -475,12 +480,15 @@ int control_flush(struct control_handle *h, pid_t pid, bool last)
 	struct id_list made = { 0 };
 	int err = 0, sig;
 
-	pthread_mutex_lock(&h->lock);
 	/*
 	 * Only the writer's own close runs its last line (a forked child
 	 * exiting closes its copy too), and not when a signal kills it; the
-	 * final release runs it anyway.
+	 * final release runs it anyway. Another process's close (a child's
+	 * exec) does nothing, and waits for no request of the writer.
 	 */
+	if (!last && !closer_is_writer(h, pid))
+		return 0;
+	pthread_mutex_lock(&h->lock);
 	if ((h->partial_len || h->partial_too_long) &&
 	    (last || closer_is_writer(h, pid))) {
 		sig = last ? 0 : killed_by(pid);
