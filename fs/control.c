@@ -386,6 +386,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 	struct path_memo memo = { 0 };
 	unsigned int line_no;
 	bool inside;
+	pid_t tgid;
 	int err;
 
 	pthread_mutex_lock(&h->lock);
@@ -407,10 +408,8 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		err = out_append(h, &made, 0);
 	}
 	/* whose threads may run the unfinished line at close */
-	__atomic_store_n(&h->writer_tgid,
-			 h->partial_len || h->partial_too_long ? proc_tgid(pid) :
-								 0,
-			 __ATOMIC_RELAXED);
+	tgid = h->partial_len || h->partial_too_long ? proc_tgid(pid) : 0;
+	__atomic_store_n(&h->writer_tgid, tgid, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&h->lock);
 	path_memo_clear(&memo);
 	free(made.ids);

@@ -371,6 +371,26 @@ static int ambiguous(const struct res_src *s, const struct sym_req *r,
 	return -EINVAL;
 }
 
+/* Why find_symbol() failed with @err, for the writer. */
+static int symbols_unread(int err, const char *path, struct target_error *terr)
+{
+	if (err == -ENODATA) {
+		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
+			       path);
+		return -ENOENT;
+	}
+	if (err == -EFBIG) {
+		uprobe_set_err(
+			terr, 1,
+			"the symbol table of %s is over the limit of %u MiB (or its string table over %u MiB); probe it as PATH:0xOFFSET",
+			path, UPROBE_SYMTAB_MAX_BYTES >> 20,
+			UPROBE_STRTAB_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	uprobe_set_err(terr, 1, "cannot read the symbols of %s", path);
+	return err;
+}
+
 static int resolve_symbol(const struct res_src *s, const char *path,
 			  const char *symbol, uint64_t offset,
 			  struct uprobe_target *t, struct target_error *terr)
@@ -387,23 +407,8 @@ static int resolve_symbol(const struct res_src *s, const char *path,
 		return -EINVAL;
 	}
 	err = find_symbol(s, &r, &sc, &stripped);
-	if (err == -ENODATA) {
-		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
-			       path);
-		return -ENOENT;
-	}
-	if (err == -EFBIG) {
-		uprobe_set_err(
-			terr, 1,
-			"the symbol table of %s is over the limit of %u MiB (or its string table over %u MiB); probe it as PATH:0xOFFSET",
-			path, UPROBE_SYMTAB_MAX_BYTES >> 20,
-			UPROBE_STRTAB_MAX_BYTES >> 20);
-		return -EINVAL;
-	}
-	if (err) {
-		uprobe_set_err(terr, 1, "cannot read the symbols of %s", path);
-		return err;
-	}
+	if (err)
+		return symbols_unread(err, path, terr);
 	scan_prefer_global(&sc);
 	if (!sc.n)
 		return not_found(s, path, &r, &sc, stripped, terr);
