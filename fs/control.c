@@ -42,6 +42,7 @@ struct control_handle {
 	unsigned int tail_line;
 	pid_t writer;	   /* the last process that wrote here */
 	pid_t writer_tgid; /* its thread group, when it left a partial line */
+	pid_t tgid_of, tgid; /* the thread group of a pid, read once */
 	char *out; /* created ids not yet read back */
 	size_t out_len, out_pos;
 	char *listing; /* read on a handle that has not written */
@@ -379,6 +380,16 @@ static pid_t proc_tgid(pid_t pid)
 	return (pid_t)v;
 }
 
+/* The thread group of the writer @pid, from /proc once per writer. */
+static pid_t writer_group(struct control_handle *h, pid_t pid)
+{
+	if (h->tgid_of != pid || !pid) {
+		h->tgid_of = pid;
+		h->tgid = proc_tgid(pid);
+	}
+	return h->tgid;
+}
+
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid)
 {
@@ -408,7 +419,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		err = out_append(h, &made, 0);
 	}
 	/* whose threads may run the unfinished line at close */
-	tgid = h->partial_len || h->partial_too_long ? proc_tgid(pid) : 0;
+	tgid = h->partial_len || h->partial_too_long ? writer_group(h, pid) : 0;
 	__atomic_store_n(&h->writer_tgid, tgid, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&h->lock);
 	path_memo_clear(&memo);
