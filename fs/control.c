@@ -2,17 +2,26 @@
 /* The control file: line assembly, all-or-nothing writes, read-back, and
  * error_log (DESIGN.md section 3). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bpflinkfs.h"
 #include "create.h"
 
 #define ERROR_LOG_ENTRIES 16
+
+/* the spec of a per-CPU link adds " cpu=N" to the command */
+_Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
+		       sizeof(((struct owned_info *)0)->spec),
+	       "an owned link's spec holds every accepted command");
 #define LINE_MAX_BYTES (1u << 20) /* a longer line is refused, not kept */
+#define PF_EXITING 0x4		  /* task flags: in do_exit() (linux/sched.h) */
 
 struct control_handle {
 	pthread_mutex_t lock;
@@ -21,10 +30,19 @@ struct control_handle {
 	char *partial; /* an incomplete last line */
 	size_t partial_len;
 	bool partial_too_long;
-	/* the rest of a line that failed is dropped up to its newline: a
-	 * writer that retries a short write must not run its tail */
-	bool discard;
-	pid_t writer; /* the last process that wrote here */
+	/*
+	 * A request that failed after it had ended a line begun in an
+	 * earlier request: its first bytes up to that newline (the tail).
+	 * When write(2) returned short, the writer sends that request again,
+	 * and its tail must not run as a line of its own; a request that
+	 * starts otherwise is a new one.
+	 */
+	uint64_t tail_hash;
+	size_t tail_len; /* 0: no tail to recognise */
+	unsigned int tail_line;
+	pid_t writer;	   /* the last process that wrote here */
+	pid_t writer_tgid; /* its thread group, when it left a partial line */
+	pid_t tgid_of, tgid; /* the thread group of a pid, read once */
 	char *out; /* created ids not yet read back */
 	size_t out_len, out_pos;
 	char *listing; /* read on a handle that has not written */
@@ -149,12 +167,36 @@ static int out_append(struct control_handle *h, const struct id_list *ids,
 	return 0;
 }
 
+/* A probe line, blanks around it already gone: its link(s) into @made. */
+static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
+		     const char *line, size_t len, pid_t pid,
+		     struct id_list *made, struct path_memo *memo)
+{
+	struct create_error ce = { 0 };
+	char msg[96];
+	int err;
+
+	/* every link keeps its command whole: spec, links.json, pin_dir */
+	if (len > COMMAND_MAX_BYTES) {
+		snprintf(msg, sizeof(msg),
+			 "command of %zu bytes, over the limit of %u bytes",
+			 len, COMMAND_MAX_BYTES);
+		error_log_add(-EINVAL, h->line_no, msg, line, len,
+			      COMMAND_MAX_BYTES);
+		return -EINVAL;
+	}
+	err = probe_create(&cmd->probe, line, len, pid, made, memo, &ce);
+	if (err || ce.warning[0])
+		error_log_add(err, h->line_no, err ? ce.msg : ce.warning, line,
+			      len, ce.column);
+	return err;
+}
+
 /* Run one complete line; links it makes are appended to @made. */
 static int run_line(struct control_handle *h, const char *line, size_t len,
 		    pid_t pid, struct id_list *made, struct path_memo *memo)
 {
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
-	struct create_error ce = { 0 };
 	struct parse_error pe = { 0 };
 	size_t lead;
 	int err;
@@ -181,12 +223,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		cmd->probe.path_col -= cmd->probe.path_col >= lead ? lead : 0;
 		cmd->probe.symbol_col -=
 			cmd->probe.symbol_col >= lead ? lead : 0;
-		err = probe_create(&cmd->probe, line, len, pid, made, memo,
-				   &ce);
-		if (err || ce.warning[0])
-			error_log_add(err, h->line_no,
-				      err ? ce.msg : ce.warning, line, len,
-				      ce.column);
+		err = run_probe(h, cmd, line, len, pid, made, memo);
 		break;
 	case CMD_REMOVE:
 		err = owned_remove(cmd->link_id);
@@ -255,18 +292,102 @@ static int run_partial(struct control_handle *h, pid_t pid,
 	return err;
 }
 
-/* In discard mode: drop up to the newline; the request fails (EINVAL). */
-static bool discard_rest(struct control_handle *h, const char **data,
-			 size_t *len)
+/* FNV-1a: recognises a request sent again without keeping its bytes. */
+static uint64_t bytes_hash(const char *d, size_t n)
 {
-	const char *nl;
+	uint64_t v = 14695981039346656037ull;
+	size_t i;
 
-	if (!h->discard)
+	for (i = 0; i < n; i++)
+		v = (v ^ (unsigned char)d[i]) * 1099511628211ull;
+	return v;
+}
+
+/* After a failed request that began inside a line: remember its tail. */
+static void tail_remember(struct control_handle *h, const char *d, size_t len,
+			  unsigned int line_no)
+{
+	const char *nl = memchr(d, '\n', len);
+
+	if (!nl)
+		return;
+	h->tail_len = nl - d + 1;
+	h->tail_hash = bytes_hash(d, h->tail_len);
+	h->tail_line = line_no;
+}
+
+/*
+ * The request starts with the tail of a line that failed: the writer
+ * retries after a short write(2). Nothing of it runs, and it fails
+ * (EINVAL). Whatever it holds, the next request is judged on its own.
+ */
+static bool tail_again(struct control_handle *h, const char *d, size_t len)
+{
+	size_t n = h->tail_len;
+
+	h->tail_len = 0;
+	if (!n || len < n || d[n - 1] != '\n' ||
+	    bytes_hash(d, n) != h->tail_hash)
 		return false;
-	nl = memchr(*data, '\n', *len);
-	if (nl)
-		h->discard = false;
+	error_log_add(-EINVAL, h->tail_line,
+		      "the rest of this line, which failed, was written again (a retry after a short write): not run",
+		      d, n - 1, 0);
 	return true;
+}
+
+/* The lines of one request; an unfinished last one stays partial. */
+static int run_lines(struct control_handle *h, const char *data, size_t len,
+		     pid_t pid, struct id_list *made, struct path_memo *memo)
+{
+	size_t pos = 0;
+	int err = 0;
+
+	while (!err && pos < len) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
+
+		if (!nl)
+			return partial_add(h, data + pos, n);
+		if (h->partial_len || h->partial_too_long) {
+			err = partial_add(h, data + pos, n);
+			if (!err)
+				err = run_partial(h, pid, made, memo);
+		} else {
+			err = run_line(h, data + pos, n, pid, made, memo);
+		}
+		pos += n + 1;
+	}
+	return err;
+}
+
+/* The thread group of @pid from /proc/PID/status, or -1. */
+static pid_t proc_tgid(pid_t pid)
+{
+	char path[32], line[128];
+	long v = -1;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return (pid_t)v;
+}
+
+/* The thread group of the writer @pid, from /proc once per writer. */
+static pid_t writer_group(struct control_handle *h, pid_t pid)
+{
+	if (h->tgid_of != pid || !pid) {
+		h->tgid_of = pid;
+		h->tgid = proc_tgid(pid);
+	}
+	return h->tgid;
 }
 
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
@@ -274,66 +395,122 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 {
 	struct id_list made = { 0 };
 	struct path_memo memo = { 0 };
-	size_t pos = 0;
-	int err = 0;
+	unsigned int line_no;
+	bool inside;
+	pid_t tgid;
+	int err;
 
 	pthread_mutex_lock(&h->lock);
 	h->wrote = true;
-	h->writer = pid;
-	if (discard_rest(h, &data, &len)) {
-		pthread_mutex_unlock(&h->lock);
-		return -EINVAL;
-	}
-	while (!err && pos < len) {
-		const char *nl = memchr(data + pos, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
-
-		if (!nl) {
-			err = partial_add(h, data + pos, n);
-			break;
-		}
-		if (h->partial_len || h->partial_too_long) {
-			err = partial_add(h, data + pos, n);
-			if (!err)
-				err = run_partial(h, pid, &made, &memo);
-			/* its start was accepted by an earlier request */
-			if (err)
-				h->discard = true;
-		} else {
-			err = run_line(h, data + pos, n, pid, &made, &memo);
-		}
-		pos += n + 1;
-	}
+	__atomic_store_n(&h->writer, pid, __ATOMIC_RELAXED);
+	inside = h->partial_len || h->partial_too_long;
+	line_no = h->line_no + 1;
+	err = tail_again(h, data, len) ?
+		      -EINVAL :
+		      run_lines(h, data, len, pid, &made, &memo);
 	if (err) {
 		undo(&made);
+		/* its start was accepted by an earlier request */
+		if (inside)
+			tail_remember(h, data, len, line_no);
 		h->partial_len = 0;
 		h->partial_too_long = false;
 	} else {
 		err = out_append(h, &made, 0);
 	}
+	/* whose threads may run the unfinished line at close */
+	tgid = h->partial_len || h->partial_too_long ? writer_group(h, pid) : 0;
+	__atomic_store_n(&h->writer_tgid, tgid, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&h->lock);
 	path_memo_clear(&memo);
 	free(made.ids);
 	return err ? err : (ssize_t)len;
 }
 
+/*
+ * The signal that is killing @pid, or 0. A dying task closes its files in
+ * do_exit() after it has set PF_EXITING and its exit code (as waitpid()
+ * reports it: a signal in the low 7 bits), so the FLUSH it sends from
+ * there finds both in /proc/PID/stat (fields 9 and 52).
+ */
+static int killed_by(pid_t pid)
+{
+	unsigned long flags = 0;
+	char path[32], buf[2048], *p, *save = NULL;
+	long code = 0;
+	int fd, field;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')'); /* after the command name, whatever it holds */
+	for (field = 3, p = p ? strtok_r(p + 1, " \n", &save) : NULL; p;
+	     field++, p = strtok_r(NULL, " \n", &save)) {
+		if (field == 9)
+			flags = strtoul(p, NULL, 10);
+		else if (field == 52)
+			code = strtol(p, NULL, 10);
+	}
+	return flags & PF_EXITING ? (int)(code & 0x7f) : 0;
+}
+
+/* The process that wrote last closes (any of its threads). */
+static bool closer_is_writer(const struct control_handle *h, pid_t pid)
+{
+	pid_t tgid = __atomic_load_n(&h->writer_tgid, __ATOMIC_RELAXED);
+
+	return pid == __atomic_load_n(&h->writer, __ATOMIC_RELAXED) ||
+	       (tgid > 0 && proc_tgid(pid) == tgid);
+}
+
+/* A writer killed in the middle of a line: none of it runs. */
+static int drop_killed(struct control_handle *h, pid_t pid, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	char msg[160];
+
+	h->line_no++;
+	snprintf(msg, sizeof(msg),
+		 "the writer (pid %d) was killed by signal %d (SIG%s) before it ended this line: not run",
+		 (int)pid, sig, abbrev ? abbrev : "?");
+	error_log_add(-EINTR, h->line_no, msg, h->partial ? h->partial : "",
+		      h->partial_len, h->partial_len);
+	h->partial_len = 0;
+	h->partial_too_long = false;
+	return -EINTR;
+}
+
 int control_flush(struct control_handle *h, pid_t pid, bool last)
 {
 	struct id_list made = { 0 };
-	int err = 0;
+	int err = 0, sig;
 
-	pthread_mutex_lock(&h->lock);
 	/*
 	 * Only the writer's own close runs its last line (a forked child
-	 * exiting closes its copy too); the final release runs it anyway.
+	 * exiting closes its copy too), and not when a signal kills it; the
+	 * final release runs it anyway. Another process's close (a child's
+	 * exec) does nothing, and waits for no request of the writer.
 	 */
+	if (!last && !closer_is_writer(h, pid))
+		return 0;
+	pthread_mutex_lock(&h->lock);
 	if ((h->partial_len || h->partial_too_long) &&
-	    (last || pid == h->writer)) {
-		err = run_partial(h, pid, &made, NULL);
-		if (err)
-			undo(&made);
-		else
-			err = out_append(h, &made, 0);
+	    (last || closer_is_writer(h, pid))) {
+		sig = last ? 0 : killed_by(pid);
+		if (sig) {
+			err = drop_killed(h, pid, sig);
+		} else {
+			err = run_partial(h, pid, &made, NULL);
+			if (err)
+				undo(&made);
+			else
+				err = out_append(h, &made, 0);
+		}
 	}
 	pthread_mutex_unlock(&h->lock);
 	free(made.ids);

@@ -8,6 +8,14 @@
 
 #include "parse.h"
 
+/*
+ * The longest command (a probe line without the blanks around it) that
+ * makes links: every link keeps its command whole as its spec, in the
+ * tree, links.json, control's listing and a pin_dir's meta map (whose
+ * records have room for 8031 bytes). Longer ones are refused (EINVAL).
+ */
+#define COMMAND_MAX_BYTES 8000u
+
 struct id_list {
 	__u32 *ids;
 	size_t len, cap;

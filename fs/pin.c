@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 
 #include "counter.h"
+#include "create.h"
 #include "pin.h"
 
 #define META_ENTRIES 65536
@@ -30,6 +31,9 @@ struct pin_meta {
 	char category[128];
 	char spec[8192 - 160];
 };
+_Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
+		       sizeof(((struct pin_meta *)0)->spec),
+	       "a pin_dir keeps every accepted command whole");
 
 /*
  * What bpffs reports on DIR (inotify): pins removed or moved away, and DIR

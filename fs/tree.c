@@ -29,11 +29,22 @@
 #define ROOT_FILE_BASE 2
 /*
  * The root's files keep their inode while mounted, so the kernel may keep
- * their dentries: `echo spec > control` then costs no LOOKUP. Attributes
- * always have a timeout of 0: sizes and the root's link count follow the
- * content (DESIGN 2.1), and so do the dentries of reader-dependent files.
+ * their dentries (control's excepted, see below). Attributes always have
+ * a timeout of 0: sizes and the root's link count follow the content
+ * (DESIGN 2.1), and so do the dentries of reader-dependent files.
  */
 #define ROOT_TIMEOUT 86400.0
+/*
+ * control is the exception: each LOOKUP of it answers a new node id,
+ * INO(generation, CONTROL_NODE), so that each open has an inode of its
+ * own. The kernel serialises the writes to one inode (its i_rwsem), and a
+ * write request may take long (a large ELF file to resolve): writers on
+ * other handles must not wait for it. Its attributes, st_ino included,
+ * are control's; its dentry has a timeout of 0, so every path walk looks
+ * it up again. (CONTROL_NODE is an index no link file has.)
+ */
+#define CONTROL_NODE 0x7fu
+#define INO_CONTROL INO(0, ROOT_FILE_BASE + RF_CONTROL)
 
 enum root_file_id { RF_CONTROL, RF_ERROR_LOG, RF_FEATURES, RF_LINKS, RF_JSON };
 
@@ -96,7 +107,7 @@ static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
 	st->st_ino = ino;
 	st->st_mode = mode;
 	/* control stays root's alone, whatever uid=/umask= say */
-	if (ino != INO(0, ROOT_FILE_BASE + RF_CONTROL)) {
+	if (ino != INO_CONTROL) {
 		st->st_mode = mode & ~(daemon_state.umask & 0777);
 		st->st_uid = daemon_state.uid;
 		st->st_gid = daemon_state.gid;
@@ -171,6 +182,24 @@ static int root_stat(struct stat *st)
 	attr_fill(st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
 	st->st_nlink = 2 + n;
 	return 0;
+}
+
+/* The inode that @ino stands for: control for each of control's nodes. */
+static fuse_ino_t ino_canon(fuse_ino_t ino)
+{
+	return INO_IDX(ino) == CONTROL_NODE ? INO_CONTROL : ino;
+}
+
+/* A node id for one LOOKUP of control, never 0. */
+static fuse_ino_t control_node(void)
+{
+	static uint32_t generation;
+	uint32_t g;
+
+	do
+		g = __atomic_add_fetch(&generation, 1, __ATOMIC_RELAXED);
+	while (!g);
+	return INO(g, CONTROL_NODE);
 }
 
 /* Attributes of @ino, checked against the kernel now. */
@@ -269,6 +298,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino))
 		e.entry_timeout = ROOT_TIMEOUT;
+	if (e.ino == INO_CONTROL) {
+		e.ino = control_node();
+		e.entry_timeout = 0;
+	}
 	fuse_reply_entry(req, &e);
 }
 
@@ -291,7 +324,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
 	off_t size = handle_size(fi);
 	struct stat st;
-	int err = ino_stat(ino, &st);
+	int err = ino_stat(ino = ino_canon(ino), &st);
 
 	if (!err && size >= 0) {
 		st.st_size = size;
@@ -522,7 +555,7 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct open_file *of = NULL;
-	unsigned int idx = INO_IDX(ino);
+	unsigned int idx = INO_IDX(ino = ino_canon(ino));
 	int err = -ENOENT;
 
 	if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
@@ -648,8 +681,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	struct stat st;
-	int err = ino_stat(ino, &st);
-	bool trunc_ok = ino == INO(0, ROOT_FILE_BASE + RF_CONTROL) ||
+	int err = ino_stat(ino = ino_canon(ino), &st);
+	bool trunc_ok = ino == INO_CONTROL ||
 			ino == INO(0, ROOT_FILE_BASE + RF_ERROR_LOG);
 
 	if (!err && (to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME |

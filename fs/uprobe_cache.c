@@ -122,26 +122,27 @@ static int rtab_build(struct uprobe_rfile *rf, Elf *elf, GElf_Word type,
 	int err;
 
 	rt->state = uprobe_symtab_load(elf, type, &t);
+	if (rt->state == -ENOMEM)
+		return -ENOMEM;
 	if (rt->state)
 		return 0;
-	if (t.count > UINT32_MAX)
-		return -E2BIG;
 	rt->s = calloc(t.count ? t.count : 1, sizeof(*rt->s));
-	if (!rt->s)
-		return -ENOMEM;
-	for (i = 1; i < t.count; i++) {
+	err = rt->s ? 0 : -ENOMEM;
+	for (i = 1; !err && i < t.count; i++) {
 		err = rsym_add(rf, &t, i, &rt->s[rt->n]);
 		if (err == -EINVAL) {
 			rt->state = err;
 			rt->n = 0;
-			return 0;
+			err = 0;
+			break;
 		}
-		if (err)
-			return err;
-		rt->n++;
+		if (!err)
+			rt->n++;
 	}
-	qsort_r(rt->s, rt->n, sizeof(*rt->s), rsym_cmp, rf->names);
-	return 0;
+	uprobe_symtab_free(&t);
+	if (!err)
+		qsort_r(rt->s, rt->n, sizeof(*rt->s), rsym_cmp, rf->names);
+	return err;
 }
 
 /* The PT_LOAD program headers of @elf, in order; -EINVAL: none readable. */
@@ -596,6 +597,7 @@ static int symfile_build(const struct uprobe_elf *f, struct symfile **out)
 			err = 0;
 		else if (!err)
 			err = csyms_build(sf, &t, &sf->tab[i]);
+		uprobe_symtab_free(&t);
 	}
 	if (err) {
 		symfile_free(sf);

@@ -53,6 +53,37 @@ struct uprobe_elf {
 int uprobe_elf_open(struct uprobe_elf *f, const char *path,
 		    struct target_error *terr);
 
+/*
+ * What an ELF file may cost (uprobe_elfcheck.c, uprobe_symtab_load()):
+ * header tables of at most this many entries, symbol and string tables of
+ * at most these sizes (read whole: the largest real binaries have a few
+ * million symbols, 24 bytes each).
+ */
+#define UPROBE_ELF_MAX_HEADERS 65536u
+#define UPROBE_SYMTAB_MAX_BYTES (64u << 20)
+#define UPROBE_STRTAB_MAX_BYTES (256u << 20)
+
+/**
+ * uprobe_elf_bounds() - refuse a 64-bit ELF file whose headers claim more
+ * than the file holds
+ * @fd: the file, open
+ * @st: its fstat()
+ * @path: for messages
+ * @terr: out, a message on failure (may be NULL)
+ *
+ * Read raw, before libelf allocates by what the headers say: section and
+ * program header counts (extended numbering included) over
+ * UPROBE_ELF_MAX_HEADERS or tables past the end of the file, a section
+ * past the end of the file, symbol tables with entries of another size,
+ * and symbol or string tables in a hole of a sparse file are refused.
+ * Anything that is no 64-bit ELF file of the host's byte order is left to
+ * libelf's checks.
+ *
+ * Return: 0, -EINVAL (with a message), or -ENOMEM.
+ */
+int uprobe_elf_bounds(int fd, const struct stat *st, const char *path,
+		      struct target_error *terr);
+
 /* Close what uprobe_elf_open() opened; safe to call twice. */
 void uprobe_elf_close(struct uprobe_elf *f);
 
@@ -61,8 +92,8 @@ struct uprobe_symtab {
 	Elf *elf;
 	Elf_Data *data;
 	size_t count, strndx;
-	Elf_Data *versym; /* dynsym only */
-	Elf_Scn *verdef, *verneed;
+	Elf_Data *versym;  /* dynsym only */
+	const char **vers; /* with versym: version names by index */
 };
 
 /* One symbol with its name split from a "@VER" / "@@VER" suffix. */
@@ -77,8 +108,15 @@ struct uprobe_sym {
 /* The first section of type @type, its header in @sh; NULL if none. */
 Elf_Scn *uprobe_find_scn(Elf *elf, GElf_Word type, GElf_Shdr *sh);
 
-/* Load .symtab or .dynsym (@type): 0, -ENOENT (none), -EINVAL. */
+/*
+ * Load .symtab or .dynsym (@type): 0, -ENOENT (none), -EINVAL, -EFBIG (it
+ * or its string table is over UPROBE_SYMTAB_MAX_BYTES or
+ * UPROBE_STRTAB_MAX_BYTES).
+ */
 int uprobe_symtab_load(Elf *elf, GElf_Word type, struct uprobe_symtab *t);
+
+/* Free what uprobe_symtab_load() allocated; the Elf stays. */
+void uprobe_symtab_free(struct uprobe_symtab *t);
 
 /*
  * Symbol @i of @t with its version: from the name's "@VER" (.symtab) or

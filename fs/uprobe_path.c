@@ -282,8 +282,11 @@ int uprobe_elf_open(struct uprobe_elf *f, const char *path,
 	 * write every uprobe already on it into that mapping, so mapping the
 	 * target once per line costs O(links on the file).
 	 */
-	f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
-	err = check_elf(f->elf, path, terr);
+	err = uprobe_elf_bounds(f->fd, &f->st, path, terr);
+	if (!err)
+		f->elf = elf_begin(f->fd, ELF_C_READ, NULL);
+	if (!err)
+		err = check_elf(f->elf, path, terr);
 	if (err)
 		uprobe_elf_close(f);
 	return err;
@@ -305,17 +308,24 @@ Elf_Scn *uprobe_find_scn(Elf *elf, GElf_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
+static int vers_build(struct uprobe_symtab *t);
+
 /* Load .symtab or .dynsym (@type); -ENOENT when the file has none. */
 int uprobe_symtab_load(Elf *elf, GElf_Word type, struct uprobe_symtab *t)
 {
+	Elf_Scn *scn, *vs, *strs;
 	GElf_Shdr sh, vsh;
-	Elf_Scn *scn, *vs;
 
 	memset(t, 0, sizeof(*t));
 	t->elf = elf;
 	scn = uprobe_find_scn(elf, type, &sh);
 	if (!scn || !sh.sh_entsize)
 		return -ENOENT;
+	strs = elf_getscn(elf, sh.sh_link);
+	if (sh.sh_size > UPROBE_SYMTAB_MAX_BYTES ||
+	    (strs && gelf_getshdr(strs, &vsh) &&
+	     vsh.sh_size > UPROBE_STRTAB_MAX_BYTES))
+		return -EFBIG;
 	t->data = elf_getdata(scn, NULL);
 	if (!t->data)
 		return -EINVAL;
@@ -326,48 +336,63 @@ int uprobe_symtab_load(Elf *elf, GElf_Word type, struct uprobe_symtab *t)
 	vs = uprobe_find_scn(elf, SHT_GNU_versym, &vsh);
 	if (vs && vsh.sh_link == elf_ndxscn(scn))
 		t->versym = elf_getdata(vs, NULL);
-	t->verdef = uprobe_find_scn(elf, SHT_GNU_verdef, &vsh);
-	t->verneed = uprobe_find_scn(elf, SHT_GNU_verneed, &vsh);
-	return 0;
+	return t->versym ? vers_build(t) : 0;
 }
 
-static const char *verdef_name(const struct uprobe_symtab *t, unsigned int idx)
-{
-	Elf_Data *d = t->verdef ? elf_getdata(t->verdef, NULL) : NULL;
-	GElf_Shdr sh;
-	GElf_Verdef vd;
-	GElf_Verdaux va;
-	size_t off = 0;
+#define VERSIONS 0x8000 /* .gnu.version holds 15-bit indexes */
 
-	if (!d || !gelf_getshdr(t->verdef, &sh))
-		return NULL;
-	while (gelf_getverdef(d, off, &vd)) {
-		if (vd.vd_ndx == idx &&
-		    gelf_getverdaux(d, off + vd.vd_aux, &va))
-			return elf_strptr(t->elf, sh.sh_link, va.vda_name);
+/*
+ * The name of each version index, looked up once per table rather than
+ * once per symbol. As before, the first entry of .gnu.version_d with an
+ * index names it, else the first of .gnu.version_r. Every entry takes 8
+ * bytes or more, so a walk takes at most one step per 8 bytes of its
+ * section, whatever its next-offsets say.
+ */
+static void vers_from_def(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
+{
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t off = 0, steps;
+	GElf_Verdaux va;
+	GElf_Verdef vd;
+	GElf_Shdr sh;
+
+	if (!d || !gelf_getshdr(scn, &sh))
+		return;
+	for (steps = d->d_size / 8 + 1; steps && gelf_getverdef(d, off, &vd);
+	     steps--) {
+		if (vd.vd_ndx < VERSIONS && !seen[vd.vd_ndx] &&
+		    gelf_getverdaux(d, off + vd.vd_aux, &va)) {
+			seen[vd.vd_ndx] = true;
+			t->vers[vd.vd_ndx] =
+				elf_strptr(t->elf, sh.sh_link, va.vda_name);
+		}
 		if (!vd.vd_next)
 			break;
 		off += vd.vd_next;
 	}
-	return NULL;
 }
 
-static const char *verneed_name(const struct uprobe_symtab *t, unsigned int idx)
+static void vers_from_need(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
 {
-	Elf_Data *d = t->verneed ? elf_getdata(t->verneed, NULL) : NULL;
-	GElf_Shdr sh;
-	GElf_Verneed vn;
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	size_t off = 0, aoff, steps;
 	GElf_Vernaux va;
-	size_t off = 0, aoff;
+	GElf_Verneed vn;
+	GElf_Shdr sh;
 
-	if (!d || !gelf_getshdr(t->verneed, &sh))
-		return NULL;
-	while (gelf_getverneed(d, off, &vn)) {
-		for (aoff = off + vn.vn_aux; gelf_getvernaux(d, aoff, &va);
-		     aoff += va.vna_next) {
-			if (va.vna_other == idx)
-				return elf_strptr(t->elf, sh.sh_link,
-						  va.vna_name);
+	if (!d || !gelf_getshdr(scn, &sh))
+		return;
+	steps = d->d_size / 8 + 1;
+	while (steps && gelf_getverneed(d, off, &vn)) {
+		steps--;
+		for (aoff = off + vn.vn_aux;
+		     steps && gelf_getvernaux(d, aoff, &va);
+		     steps--, aoff += va.vna_next) {
+			if (va.vna_other < VERSIONS && !seen[va.vna_other]) {
+				seen[va.vna_other] = true;
+				t->vers[va.vna_other] = elf_strptr(
+					t->elf, sh.sh_link, va.vna_name);
+			}
 			if (!va.vna_next)
 				break;
 		}
@@ -375,7 +400,35 @@ static const char *verneed_name(const struct uprobe_symtab *t, unsigned int idx)
 			break;
 		off += vn.vn_next;
 	}
-	return NULL;
+}
+
+static int vers_build(struct uprobe_symtab *t)
+{
+	bool *seen = calloc(2 * VERSIONS, sizeof(*seen));
+	size_t i;
+
+	t->vers = calloc(VERSIONS, sizeof(*t->vers));
+	if (!seen || !t->vers) {
+		free(seen);
+		return -ENOMEM;
+	}
+	vers_from_def(t,
+		      uprobe_find_scn(t->elf, SHT_GNU_verdef, &(GElf_Shdr){0}),
+		      seen);
+	/* an index .gnu.version_d names, but not to a name: ask _r */
+	for (i = 0; i < VERSIONS; i++)
+		seen[VERSIONS + i] = seen[i] && t->vers[i];
+	vers_from_need(
+		t, uprobe_find_scn(t->elf, SHT_GNU_verneed, &(GElf_Shdr){0}),
+		seen + VERSIONS);
+	free(seen);
+	return 0;
+}
+
+void uprobe_symtab_free(struct uprobe_symtab *t)
+{
+	free(t->vers);
+	t->vers = NULL;
 }
 
 int uprobe_sym_get(const struct uprobe_symtab *t, size_t i,
@@ -402,11 +455,8 @@ int uprobe_sym_get(const struct uprobe_symtab *t, size_t i,
 		return 0;
 	si->hidden = vs & VERSYM_HIDDEN;
 	vs &= VERSYM_VERSION;
-	if (vs > VER_NDX_GLOBAL) {
-		si->ver = verdef_name(t, vs);
-		if (!si->ver)
-			si->ver = verneed_name(t, vs);
-	}
+	if (vs > VER_NDX_GLOBAL)
+		si->ver = t->vers[vs];
 	return 0;
 }
 

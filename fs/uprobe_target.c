@@ -20,6 +20,7 @@
 #include "uprobe_target.h"
 
 #define MAX_CANDS 8
+#define MAX_DEFINERS 64 /* DT_NEEDED libraries searched for a definition */
 
 struct sym_req {
 	const char *name; /* the spec as written */
@@ -203,7 +204,10 @@ static int src_scan(const struct res_src *s, int which, const struct sym_req *r,
 		return err;
 	}
 	err = uprobe_symtab_load(s->elf, which ? SHT_DYNSYM : SHT_SYMTAB, &t);
-	return err ? err : scan_table(&t, r, sc);
+	if (!err)
+		err = scan_table(&t, r, sc);
+	uprobe_symtab_free(&t);
+	return err;
 }
 
 static int src_vaddr_to_off(const struct res_src *s, GElf_Addr vaddr,
@@ -275,10 +279,11 @@ static int find_definer(const struct res_src *s, const struct sym_req *r,
 	Elf_Data *d;
 	const char *needed;
 	GElf_Dyn dyn;
-	size_t i;
+	size_t i, n;
 
+	/* each candidate is parsed whole: look at the first few only */
 	if (s->rf) {
-		for (i = 0; i < s->rf->nneeded; i++)
+		for (i = 0; i < s->rf->nneeded && i < MAX_DEFINERS; i++)
 			if (!definer_is(s->rf->names + s->rf->needed[i], r, out,
 					len))
 				return 0;
@@ -286,9 +291,12 @@ static int find_definer(const struct res_src *s, const struct sym_req *r,
 	}
 	scn = uprobe_find_scn(s->elf, SHT_DYNAMIC, &sh);
 	d = scn ? elf_getdata(scn, NULL) : NULL;
-	for (i = 0; d && gelf_getdyn(d, i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+	for (i = 0, n = 0; d && gelf_getdyn(d, i, &dyn) &&
+			   dyn.d_tag != DT_NULL && n < MAX_DEFINERS;
+	     i++) {
 		if (dyn.d_tag != DT_NEEDED)
 			continue;
+		n++;
 		needed = elf_strptr(s->elf, sh.sh_link, dyn.d_un.d_val);
 		if (needed && !definer_is(needed, r, out, len))
 			return 0;
@@ -363,6 +371,26 @@ static int ambiguous(const struct res_src *s, const struct sym_req *r,
 	return -EINVAL;
 }
 
+/* Why find_symbol() failed with @err, for the writer. */
+static int symbols_unread(int err, const char *path, struct target_error *terr)
+{
+	if (err == -ENODATA) {
+		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
+			       path);
+		return -ENOENT;
+	}
+	if (err == -EFBIG) {
+		uprobe_set_err(
+			terr, 1,
+			"the symbol table of %s is over the limit of %u MiB (or its string table over %u MiB); probe it as PATH:0xOFFSET",
+			path, UPROBE_SYMTAB_MAX_BYTES >> 20,
+			UPROBE_STRTAB_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	uprobe_set_err(terr, 1, "cannot read the symbols of %s", path);
+	return err;
+}
+
 static int resolve_symbol(const struct res_src *s, const char *path,
 			  const char *symbol, uint64_t offset,
 			  struct uprobe_target *t, struct target_error *terr)
@@ -379,15 +407,8 @@ static int resolve_symbol(const struct res_src *s, const char *path,
 		return -EINVAL;
 	}
 	err = find_symbol(s, &r, &sc, &stripped);
-	if (err == -ENODATA) {
-		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
-			       path);
-		return -ENOENT;
-	}
-	if (err) {
-		uprobe_set_err(terr, 1, "cannot read the symbols of %s", path);
-		return err;
-	}
+	if (err)
+		return symbols_unread(err, path, terr);
 	scan_prefer_global(&sc);
 	if (!sc.n)
 		return not_found(s, path, &r, &sc, stripped, terr);

@@ -136,7 +136,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	int i, err;
 
 	check(pid == 4242, "pid passed through");
-	check(len <= LINE_MAX_BYTES, "line within the limit");
+	check(len <= COMMAND_MAX_BYTES, "a command within the limit");
 	check(!memchr(line, '\n', len), "no newline inside a line");
 	check(len > 0, "a probe line is not empty");
 	if (h % 7 == 0)

@@ -237,6 +237,7 @@ static void test_dynsym(const char *path)
 		}
 		n++;
 	}
+	uprobe_symtab_free(&t);
 	uprobe_elf_close(&f);
 	printf("# %s: %zu .dynsym names alike\n", path, n);
 }

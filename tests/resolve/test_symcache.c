@@ -119,9 +119,9 @@ static int ref_symbolize(Elf *elf, uint64_t off, char *buf, size_t len)
 		err = uprobe_symtab_load(elf, types[i], &t);
 		if (err == -ENOENT)
 			continue;
-		if (err)
-			return err;
-		err = ref_table(&t, vaddr, buf, len);
+		if (!err)
+			err = ref_table(&t, vaddr, buf, len);
+		uprobe_symtab_free(&t);
 		if (err != -ENOENT)
 			return err;
 	}
