@@ -38,6 +38,16 @@ int uprobe_ldcache_lookup_in(const char *cache, const char *name, char *out,
 			     size_t outlen);
 
 /**
+ * uprobe_own_mount_dev() - the daemon's own FUSE mount (see
+ * uprobe_exclude_dir())
+ * @dev: out, its device, from /proc/self/mountinfo: found without touching
+ *       the mount, and looked up again until found there
+ * @dir: out, its directory (PATH_MAX bytes), or NULL
+ * Return: 0, or -ENOENT when no directory is excluded.
+ */
+int uprobe_own_mount_dev(dev_t *dev, char *dir);
+
+/**
  * uprobe_view_resolve() - find @text (absolute or relative) as @pid sees it
  * @text: the path
  * @pid: as for uprobe_resolve_path()

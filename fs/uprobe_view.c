@@ -11,6 +11,7 @@
  * good when it runs single-threaded.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <pthread.h>
@@ -56,82 +57,12 @@ static const char *errstr(int e)
 	return s ? s : "unknown error";
 }
 
-/* ---- the daemon's own mount and root ---- */
+/* ---- the daemon's own root and mount ---- */
 
-static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
-static char excluded_dir[PATH_MAX];
-static dev_t excluded_dev;
-static bool excluded_known;
-
-void uprobe_exclude_dir(const char *dir)
-{
-	pthread_mutex_lock(&mnt_lock);
-	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
-	excluded_known = false;
-	pthread_mutex_unlock(&mnt_lock);
-}
-
-/* mountinfo escapes blanks, newlines and backslashes as \ooo */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/*
- * The device of the FUSE mount on excluded_dir, from /proc/self/mountinfo
- * (the topmost one): found without touching the mount. Lock held.
- */
-static void find_excluded_dev(void)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *mp = malloc(PATH_MAX), *sep;
-	unsigned int maj, min;
-	struct statx st;
-	size_t cap = 0;
-
-	while (f && mp && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) !=
-		    3)
-			continue;
-		sep = strstr(line, " - ");
-		unescape_octal(mp);
-		if (sep && !strncmp(sep + 3, "fuse", 4) &&
-		    !strcmp(mp, excluded_dir)) {
-			excluded_dev = makedev(maj, min);
-			excluded_known = true;
-		}
-	}
-	free(line);
-	free(mp);
-	if (f)
-		fclose(f);
-	/* not listed (yet?): what is mounted there, without a sync */
-	if (!excluded_known &&
-	    !statx(AT_FDCWD, excluded_dir, AT_STATX_DONT_SYNC, STATX_TYPE, &st))
-		excluded_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
-}
-
-/* The device of the daemon's own mount into @w (looked up once). */
+/* The device of the daemon's own mount into @w. */
 static void own_mount_dev(struct walk *w)
 {
-	pthread_mutex_lock(&mnt_lock);
-	if (!excluded_known && excluded_dir[0])
-		find_excluded_dev();
-	w->mnt_known = excluded_dir[0] != '\0';
-	w->mnt_dev = excluded_dev;
-	pthread_mutex_unlock(&mnt_lock);
+	w->mnt_known = uprobe_own_mount_dev(&w->mnt_dev, NULL) == 0;
 }
 
 static bool on_own_mount(const struct walk *w, const struct statx *st)
@@ -197,6 +128,8 @@ static int vstat(struct walk *w, const char *canon, bool follow,
 {
 	const char *rel = rel_of(w, canon);
 	int fl = AT_STATX_DONT_SYNC | (follow ? 0 : AT_SYMLINK_NOFOLLOW);
+	char dir[PATH_MAX];
+	dev_t dev;
 
 	if (!*rel)
 		fl |= AT_EMPTY_PATH;
@@ -204,12 +137,12 @@ static int vstat(struct walk *w, const char *canon, bool follow,
 		return -errno;
 	if (!on_own_mount(w, st))
 		return 0;
-	pthread_mutex_lock(&mnt_lock);
-	uprobe_set_err(w->terr, 0,
-		       "%s leads inside the bpflinkfs mount %s: its own files "
-		       "cannot be probed",
-		       w->written, excluded_dir);
-	pthread_mutex_unlock(&mnt_lock);
+	if (w->terr && uprobe_own_mount_dev(&dev, dir) == 0)
+		uprobe_set_err(
+			w->terr, 0,
+			"%s leads inside the bpflinkfs mount %s: its own "
+			"files cannot be probed",
+			w->written, dir);
 	return -EINVAL;
 }
 
@@ -724,14 +657,15 @@ static int walk_text(pid_t pid, const char *text, const char *written,
  * the text of a magic link (/proc/PID/exe), where either leads to the same
  * file. Else @kp stays: /proc/PID/root/..., or the magic link itself.
  */
-static void walk_plain_name(const struct walk *w, char *kp)
+static bool walk_plain_name(const struct walk *w, char *kp)
 {
 	char *text = malloc(2 * PATH_MAX), *plain = text + PATH_MAX;
 	struct walk *d = NULL;
+	bool found = false;
 	ssize_t n;
 
 	if (!text)
-		return;
+		return false;
 	if (w->magic) {
 		n = readlinkat(w->root, rel_of(w, w->canon), text,
 			       PATH_MAX - 1);
@@ -740,10 +674,57 @@ static void walk_plain_name(const struct walk *w, char *kp)
 		strcpy(text, w->prefix[0] ? w->canon : "");
 	}
 	if (text[0] == '/' && walk_text(0, text, text, NULL, plain, &d) == 0 &&
-	    !d->magic && S_ISREG(d->st.stx_mode) && same_file(&d->st, &w->st))
+	    !d->magic && S_ISREG(d->st.stx_mode) && same_file(&d->st, &w->st)) {
 		strcpy(kp, plain);
+		found = true;
+	}
 	walk_free(d);
 	free(text);
+	return found;
+}
+
+/*
+ * The process that most likely outlives the writer in the same root: the
+ * lowest pid whose /proc/PID/root is it (a container's init), so that
+ * /proc/PID/root/... in `name` reaches the file after the writer exits.
+ */
+static pid_t root_holder(const struct walk *w)
+{
+	DIR *d = opendir("/proc");
+	char path[64];
+	struct dirent *e;
+	struct statx st;
+	pid_t n, best = w->pid;
+
+	while (d && (e = readdir(d))) {
+		n = (pid_t)strtol(e->d_name, NULL, 10);
+		if (n <= 0 || n >= best)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)n);
+		if (!statx(AT_FDCWD, path, AT_STATX_DONT_SYNC, STX_WANT, &st) &&
+		    same_root(&st, &w->wroot)) {
+			best = n;
+			break; /* /proc lists pids in ascending order */
+		}
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/* /proc/WRITER/root/... as /proc/HOLDER/root/... */
+static void holder_name(const struct walk *w, char *kp)
+{
+	char own[32];
+	pid_t holder;
+
+	snprintf(own, sizeof(own), "/proc/%d/root", (int)w->pid);
+	if (w->magic || w->pid <= 0 || strcmp(w->prefix, own))
+		return;
+	holder = root_holder(w);
+	if (holder != w->pid)
+		snprintf(kp, PATH_MAX, "/proc/%d/root%s", (int)holder,
+			 w->canon[0] ? w->canon : "/");
 }
 
 int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
@@ -752,8 +733,10 @@ int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
 	struct walk *w = NULL;
 	int err = walk_text(pid, text, written, terr, out, &w);
 
-	if (!err && (w->magic || w->prefix[0]))
-		walk_plain_name(w, out);
+	if (!err && (w->magic || w->prefix[0])) {
+		if (!walk_plain_name(w, out))
+			holder_name(w, out);
+	}
 	if (!err)
 		*mode = w->st.stx_mode;
 	walk_free(w);
