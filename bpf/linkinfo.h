@@ -94,7 +94,7 @@ struct link_fields {
 	__u32 link_type; /* BPF_LINK_TYPE_* */
 	__u32 prog_id;
 	enum perf_link_kind kind;
-	__u32 offset;	      /* uprobe: file offset; kprobe: from func */
+	__u64 offset;	      /* uprobe: file offset; kprobe: from func */
 	__u64 addr;	      /* kprobe: as the kernel showed it to us */
 	__u64 missed;	      /* kprobe */
 	__u64 cookie;

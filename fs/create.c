@@ -305,7 +305,9 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		return -ENOMEM;
 	if (memo_hit(memo, p->path))
 		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else if (!(err = uprobe_resolve_path(p->path, pid, canon, &te)))
+	else if (!(err = uprobe_resolve_path(p->path,
+					     pid ? pid : UPROBE_PID_UNSEEN,
+					     canon, &te)))
 		memo_set(memo, p->path, canon);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,

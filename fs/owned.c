@@ -29,7 +29,8 @@ struct owned_link {
 	int slot;
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
-	__u32 offset, event_type;
+	__u32 event_type;
+	__u64 offset; /* as made: the kernel reports only 32 bits */
 	__u64 cookie, config, addr;
 	dev_t dev;
 	ino_t ino;

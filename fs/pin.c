@@ -25,7 +25,7 @@ struct pin_meta {
 	__u32 version;
 	__s32 slot;
 	__u32 probe_kind;
-	__u32 pad;
+	__u32 offset_hi; /* uprobe file offset >> 32 (link info has 32 bits) */
 	__u64 dev;
 	__u64 ino;
 	char category[128];
@@ -345,6 +345,7 @@ static void meta_fill(struct pin_meta *m, const struct owned_info *info)
 	m->version = 1;
 	m->slot = info->slot;
 	m->probe_kind = info->kind;
+	m->offset_hi = info->f.offset >> 32;
 	m->dev = info->dev;
 	m->ino = info->ino;
 	snprintf(m->category, sizeof(m->category), "%s", info->category);
@@ -437,6 +438,7 @@ static int adopt_one(const char *name)
 		own->id = own->f.id;
 		own->slot = m->slot;
 		own->kind = m->probe_kind;
+		own->f.offset |= (__u64)m->offset_hi << 32;
 		own->dev = m->dev;
 		own->ino = m->ino;
 		snprintf(own->category, sizeof(own->category), "%s",

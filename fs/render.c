@@ -47,6 +47,10 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 		v->f = v->own.f;
 		v->f.prog_id = prog_id;
 	}
+	/* link info has 32 bits of a uprobe's file offset: ours is whole */
+	if (v->owned &&
+	    (v->f.kind == PERF_LINK_UPROBE || v->f.kind == PERF_LINK_URETPROBE))
+		v->f.offset = v->own.f.offset;
 	return 0;
 }
 

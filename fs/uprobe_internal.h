@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to uprobe_path.c, uprobe_target.c and uprobe_cache.c, not public
- * API: the error helper, the ld.so cache, opening a probe-able ELF file and
- * its program headers, and the resolution cache with the uncached resolver
- * the tests compare it with.
+ * Internal to uprobe_path.c, uprobe_view.c, uprobe_target.c and
+ * uprobe_cache.c, not public API: the error helper, the ld.so cache, the
+ * writer's view of the file system, opening a probe-able ELF file and its
+ * program headers, and the resolution cache with the uncached resolver the
+ * tests compare it with.
  */
 #ifndef BPFLINKFS_UPROBE_INTERNAL_H
 #define BPFLINKFS_UPROBE_INTERNAL_H
@@ -31,6 +32,35 @@ uprobe_set_err(struct target_error *terr, size_t column, const char *fmt, ...);
  * Return: 0, -ENOENT (not in the cache), -EINVAL (unreadable cache format).
  */
 int uprobe_ldcache_lookup(const char *name, char *out, size_t outlen);
+
+/* The same in the cache file @cache (another root's /etc/ld.so.cache). */
+int uprobe_ldcache_lookup_in(const char *cache, const char *name, char *out,
+			     size_t outlen);
+
+/**
+ * uprobe_own_mount_dev() - the daemon's own FUSE mount (see
+ * uprobe_exclude_dir())
+ * @dev: out, its device, from /proc/self/mountinfo: found without touching
+ *       the mount, and looked up again until found there
+ * @dir: out, its directory (PATH_MAX bytes), or NULL
+ * Return: 0, or -ENOENT when no directory is excluded.
+ */
+int uprobe_own_mount_dev(dev_t *dev, char *dir);
+
+/**
+ * uprobe_view_resolve() - find @text (absolute or relative) as @pid sees it
+ * @text: the path
+ * @pid: as for uprobe_resolve_path()
+ * @written: the PATH as written, for messages
+ * @out: out, the daemon's path to the file (see uprobe_resolve_path())
+ * @mode: out, the file's type and mode
+ * @terr: out, a message on failure (may be NULL)
+ *
+ * Return: 0, or -errno (-EINVAL: inside the daemon's mount, or what an
+ * unseen writer cannot name).
+ */
+int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
+			char *out, mode_t *mode, struct target_error *terr);
 
 struct uprobe_elf {
 	int fd;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Uprobe targets, the file half: where a PATH as written lives (ld.so
- * cache, the fixed PATH, /proc/PID/cwd), whether it is an ELF file we can
- * probe, and reading its tables (program headers, symbols and their
- * versions) with libelf. The ld.so cache is read directly because no
- * library exposes it.
+ * Uprobe targets, the file half: the ld.so cache, whether a file is an ELF
+ * file we can probe, and reading its tables (program headers, symbols and
+ * their versions) with libelf. The ld.so cache is read directly because no
+ * library exposes it. A PATH with a slash is found by uprobe_view.c, in the
+ * writer's view of the file system; a bare name here, in the same view; and
+ * the daemon's own mount, which no PATH may lead into, is known here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "uprobe_internal.h"
@@ -139,11 +141,17 @@ static int cache_search(const char *base, size_t size, const char *name,
 
 int uprobe_ldcache_lookup(const char *name, char *out, size_t outlen)
 {
+	return uprobe_ldcache_lookup_in(LD_SO_CACHE, name, out, outlen);
+}
+
+int uprobe_ldcache_lookup_in(const char *cache, const char *name, char *out,
+			     size_t outlen)
+{
 	struct stat st;
 	char *map;
 	int fd, err;
 
-	fd = open(LD_SO_CACHE, O_RDONLY | O_CLOEXEC);
+	fd = open(cache, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	err = fstat(fd, &st) < 0 ? -errno : st.st_size == 0 ? -EINVAL : 0;
@@ -164,26 +172,137 @@ int uprobe_ldcache_lookup(const char *name, char *out, size_t outlen)
 	return err;
 }
 
-/* ---- paths ---- */
+/* ---- the daemon's own mount ---- */
 
-static int path_lookup(const char *name, char *out, size_t outlen)
+static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
+static char excluded_dir[PATH_MAX];
+static dev_t excluded_dev;
+static bool excluded_known;
+
+void uprobe_exclude_dir(const char *dir)
 {
-	const char *dir = FIXED_PATH, *end;
-	struct stat st;
-
-	for (; *dir; dir = *end ? end + 1 : end) {
-		end = strchrnul(dir, ':');
-		if (snprintf(out, outlen, "%.*s/%s", (int)(end - dir), dir,
-			     name) >= (int)outlen)
-			return -ENAMETOOLONG;
-		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (st.st_mode & 0111))
-			return 0;
-	}
-	return -ENOENT;
+	pthread_mutex_lock(&mnt_lock);
+	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
+	excluded_known = false;
+	pthread_mutex_unlock(&mnt_lock);
 }
 
-static int find_bare_name(const char *name, char *out, size_t outlen,
+/* mountinfo escapes blanks, newlines and backslashes as \ooo */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/*
+ * The device of the FUSE mount on excluded_dir, from /proc/self/mountinfo
+ * (the topmost one): found without touching the mount. Lock held.
+ */
+static void find_excluded_dev(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *mp = malloc(PATH_MAX), *sep;
+	unsigned int maj, min;
+	struct statx st;
+	size_t cap = 0;
+
+	while (f && mp && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) !=
+		    3)
+			continue;
+		sep = strstr(line, " - ");
+		unescape_octal(mp);
+		if (sep && !strncmp(sep + 3, "fuse", 4) &&
+		    !strcmp(mp, excluded_dir)) {
+			excluded_dev = makedev(maj, min);
+			excluded_known = true;
+		}
+	}
+	free(line);
+	free(mp);
+	if (f)
+		fclose(f);
+	/* not listed (yet?): what is mounted there, without a sync */
+	if (!excluded_known &&
+	    !statx(AT_FDCWD, excluded_dir, AT_STATX_DONT_SYNC, STATX_TYPE, &st))
+		excluded_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+}
+
+int uprobe_own_mount_dev(dev_t *dev, char *dir)
+{
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&mnt_lock);
+	if (!excluded_known && excluded_dir[0])
+		find_excluded_dev();
+	if (excluded_dir[0]) {
+		*dev = excluded_dev;
+		if (dir)
+			strcpy(dir, excluded_dir);
+		err = 0;
+	}
+	pthread_mutex_unlock(&mnt_lock);
+	return err;
+}
+
+/* ---- bare names: the ld.so cache and the fixed PATH, the writer's ---- */
+
+/* @text as @pid sees it, a regular file: its path for the daemon. */
+static int bare_try(pid_t pid, const char *text, char *out, bool exec)
+{
+	mode_t mode;
+	int err = uprobe_view_resolve(text, pid, text, out, &mode, NULL);
+
+	if (!err && (!S_ISREG(mode) || (exec && !(mode & 0111))))
+		err = -ENOENT;
+	return err;
+}
+
+static int bare_ldcache(pid_t pid, const char *name, char *out)
+{
+	char *cache = malloc(2 * PATH_MAX), *lib = cache + PATH_MAX;
+	int err = cache ? bare_try(pid, "/etc/ld.so.cache", cache, false)
+			: -ENOMEM;
+
+	if (!err)
+		err = uprobe_ldcache_lookup_in(cache, name, lib, PATH_MAX);
+	if (!err)
+		err = bare_try(pid, lib, out, false);
+	free(cache);
+	return err;
+}
+
+static int bare_path(pid_t pid, const char *name, char *out)
+{
+	const char *dir = FIXED_PATH, *end;
+	char *cand = malloc(PATH_MAX);
+	int err = cand ? -ENOENT : -ENOMEM;
+
+	for (; cand && *dir && err; dir = *end ? end + 1 : end) {
+		end = strchrnul(dir, ':');
+		if (snprintf(cand, PATH_MAX, "%.*s/%s", (int)(end - dir), dir,
+			     name) >= PATH_MAX) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		err = bare_try(pid, cand, out, true) ? -ENOENT : 0;
+	}
+	free(cand);
+	return err;
+}
+
+static int find_bare_name(const char *name, pid_t pid, char *out,
 			  struct target_error *terr)
 {
 	bool lib_first = strncmp(name, "lib", 3) == 0;
@@ -191,23 +310,50 @@ static int find_bare_name(const char *name, char *out, size_t outlen,
 
 	/* a missing or unreadable cache only means "not a cached library" */
 	if (lib_first) {
-		cache_err = uprobe_ldcache_lookup(name, out, outlen);
+		cache_err = bare_ldcache(pid, name, out);
 		if (!cache_err)
 			return 0;
 	}
-	path_err = path_lookup(name, out, outlen);
+	path_err = bare_path(pid, name, out);
 	if (!path_err)
 		return 0;
 	if (!lib_first) {
-		cache_err = uprobe_ldcache_lookup(name, out, outlen);
+		cache_err = bare_ldcache(pid, name, out);
 		if (!cache_err)
 			return 0;
 	}
 	uprobe_set_err(terr, 0,
-		       "'%s' is neither a library in " LD_SO_CACHE
-		       "%s nor a command on " FIXED_PATH,
+		       "'%s' is neither a library in /etc/ld.so.cache%s nor a "
+		       "command on " FIXED_PATH,
 		       name, cache_err == -ENOENT ? "" : " (unreadable)");
 	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
+}
+
+int uprobe_resolve_path(const char *path, pid_t pid, char *out,
+			struct target_error *terr)
+{
+	struct uprobe_elf f;
+	mode_t mode;
+	int err;
+
+	if (terr)
+		terr->msg[0] = '\0';
+	if (!path || !*path) {
+		uprobe_set_err(terr, 0, "empty path");
+		return -EINVAL;
+	}
+	if (strchr(path, '/'))
+		err = uprobe_view_resolve(path, pid, path, out, &mode, terr);
+	else
+		err = find_bare_name(path, pid, out, terr);
+	if (err)
+		return err;
+	/* unchanged since it was parsed: it passed uprobe_elf_open() then */
+	if (uprobe_rescache_known(out))
+		return 0;
+	err = uprobe_elf_open(&f, out, terr);
+	uprobe_elf_close(&f);
+	return err;
 }
 
 /* A 64-bit executable or shared object for us. */
@@ -530,101 +676,4 @@ bool uprobe_off_in_exec(Elf *elf, uint64_t off, off_t file_size)
 			return true;
 	}
 	return false;
-}
-
-
-static char excluded_dir[PATH_MAX];
-
-void uprobe_exclude_dir(const char *dir)
-{
-	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
-}
-
-/* Is @path (absolute, not yet resolved) inside the excluded directory? */
-static bool in_excluded_dir(const char *path, struct target_error *terr)
-{
-	size_t n = strlen(excluded_dir);
-
-	if (!n || strncmp(path, excluded_dir, n) ||
-	    (path[n] != '/' && path[n] != '\0'))
-		return false;
-	uprobe_set_err(terr, 0, "%s is inside the bpflinkfs mount %s", path,
-		       excluded_dir);
-	return true;
-}
-static int resolve_relative(const char *path, pid_t pid, char *out,
-			    struct target_error *terr)
-{
-	char proc[32], buf[PATH_MAX], cwd[PATH_MAX] = "?";
-	ssize_t n;
-	int err;
-
-	if (pid > 0)
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
-	else
-		strcpy(proc, "/proc/self/cwd");
-	n = readlink(proc, cwd, sizeof(cwd) - 1);
-	if (n < 0) {
-		err = errno;
-		uprobe_set_err(terr, 0, "cannot read %s: %s", proc,
-			       errstr(err));
-		return -err;
-	}
-	cwd[n] = '\0';
-	snprintf(buf, sizeof(buf), "%s/%s", cwd, path);
-	if (in_excluded_dir(buf, terr))
-		return -EINVAL;
-	if (snprintf(buf, sizeof(buf), "%s/%s", proc, path) >=
-	    (int)sizeof(buf)) {
-		uprobe_set_err(terr, 0, "path too long");
-		return -ENAMETOOLONG;
-	}
-	if (realpath(buf, out))
-		return 0;
-	err = errno;
-	uprobe_set_err(terr, 0, "%s (relative to %s): %s", path, cwd,
-		       errstr(err));
-	return -err;
-}
-
-int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct target_error *terr)
-{
-	char found[PATH_MAX];
-	struct uprobe_elf f;
-	int err;
-
-	if (!path || !*path) {
-		uprobe_set_err(terr, 0, "empty path");
-		return -EINVAL;
-	}
-	if (path[0] == '/') {
-		if (in_excluded_dir(path, terr))
-			return -EINVAL;
-		if (!realpath(path, out)) {
-			err = -errno;
-			uprobe_set_err(terr, 0, "%s: %s", path, errstr(errno));
-			return err;
-		}
-	} else if (strchr(path, '/')) {
-		err = resolve_relative(path, pid, out, terr);
-		if (err)
-			return err;
-	} else {
-		err = find_bare_name(path, found, sizeof(found), terr);
-		if (err)
-			return err;
-		if (!realpath(found, out)) {
-			err = -errno;
-			uprobe_set_err(terr, 0, "%s (found for '%s'): %s",
-				       found, path, errstr(errno));
-			return err;
-		}
-	}
-	/* unchanged since it was parsed: it passed uprobe_elf_open() then */
-	if (uprobe_rescache_known(out))
-		return 0;
-	err = uprobe_elf_open(&f, out, terr);
-	uprobe_elf_close(&f);
-	return err;
 }

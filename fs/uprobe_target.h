@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 struct uprobe_target {
-	char path[PATH_MAX]; /* canonical absolute path, as given to the kernel */
+	char path[PATH_MAX]; /* the daemon's path to the file, for the kernel */
 	uint64_t offset;     /* file offset of the probed instruction */
 	dev_t dev;	     /* of the file that was resolved */
 	ino_t ino;
@@ -22,18 +22,34 @@ struct target_error {
 	char msg[256];	    /* e.g. "no symbol 'foo' in /usr/bin/bash" */
 };
 
+/* A writer whose pid the daemon cannot see (FUSE pid 0). */
+#define UPROBE_PID_UNSEEN ((pid_t)-1)
+
 /**
- * uprobe_resolve_path() - turn PATH as written into a canonical path
+ * uprobe_resolve_path() - find the file a PATH as written names, in the
+ * writer's view of the file system
  * @path: as written: absolute, relative, a library name ("libc", found
  *        through the ld.so cache) or a bare command (found on the fixed PATH
  *        /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
- * @pid: the writing process; relative paths resolve against
- *       /proc/PID/cwd. 0 means the daemon's own working directory.
- * @out: out, canonical absolute path (realpath), at least PATH_MAX bytes
+ * @pid: the writing process: its root (/proc/PID/root) and working
+ *       directory (/proc/PID/cwd) are where @path starts, its mount
+ *       namespace is whose files it names, and /proc/self in @path is it.
+ *       0: this process. UPROBE_PID_UNSEEN: a writer the daemon cannot see;
+ *       paths start at the daemon's root, and a relative @path or
+ *       /proc/self is refused.
+ * @out: out, the daemon's path to that file, at least PATH_MAX bytes: the
+ *       canonical absolute path where the daemon's own root leads to the
+ *       same file, else one through /proc/PID/root (another mount
+ *       namespace) or a /proc magic link (/proc/PID/exe of a deleted or
+ *       replaced binary), which reaches it while that process lives
  * @terr: out, a message on failure
  *
+ * Never looks anything up inside the daemon's own mount (uprobe_exclude_dir),
+ * recognised by its device: such a PATH is -EINVAL.
+ *
  * Return: 0, -ENOENT (no such file, library or command), -EINVAL (not an
- * ELF file, 32-bit or other-architecture ELF), or another -errno.
+ * ELF file, 32-bit or other-architecture ELF, inside the mount, relative or
+ * /proc/self for an unseen writer), or another -errno.
  */
 int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 			struct target_error *terr);
@@ -60,8 +76,9 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   struct target_error *terr);
 
 /**
- * uprobe_exclude_dir() - refuse paths under @dir (the daemon's own mount:
- * resolving them would send the daemon requests to itself)
+ * uprobe_exclude_dir() - refuse paths that lead into the FUSE mount on @dir
+ * (the daemon's own: looking them up would send the daemon requests to
+ * itself); its device is read from /proc/self/mountinfo at first use
  */
 void uprobe_exclude_dir(const char *dir);
 

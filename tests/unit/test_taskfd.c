@@ -139,8 +139,8 @@ static void check_vs_link_info(const struct mkl_link *l,
 		return;
 	CHECK(k.kind == t->kind && !strcmp(k.name, t->name) &&
 		      k.offset == t->offset,
-	      "link %u: agrees with perf link info (%d %s 0x%x)", l->id,
-	      k.kind, k.name, k.offset);
+	      "link %u: agrees with perf link info (%d %s 0x%llx)", l->id,
+	      k.kind, k.name, (unsigned long long)k.offset);
 }
 
 static void check_kept(const struct mkl_link *l)
@@ -170,8 +170,8 @@ static void check_kept(const struct mkl_link *l)
 	CHECK(!strcmp(f.name, want_name), "%s link %u: name '%s'", l->type,
 	      l->id, f.name);
 	if (want != PERF_LINK_TRACEPOINT)
-		CHECK(f.offset == l->offset, "%s link %u: offset 0x%x",
-		      l->type, l->id, f.offset);
+		CHECK(f.offset == l->offset, "%s link %u: offset 0x%llx",
+		      l->type, l->id, (unsigned long long)f.offset);
 	check_vs_link_info(l, &f);
 }
 
