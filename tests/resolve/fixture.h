@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
 
 /* ---- the temporary directory ---- */
 
@@ -37,6 +40,20 @@ void fx_cleanup(void);
  */
 int fx_build(void);
 bool fx_have(const char *name);
+
+/*
+ * fx_start() - in a test: the fixture set in /tmp/@name.XXXXXX, or the
+ * whole test skipped (no gcc, strip or readelf) or bailed out (a build
+ * failed).
+ */
+static inline void fx_start(const char *name)
+{
+	if (system("command -v gcc >/dev/null && command -v readelf "
+		   ">/dev/null && command -v strip >/dev/null") != 0)
+		skip_all("needs gcc, strip and readelf");
+	if (fx_init(name) || fx_build())
+		bail_out("building the fixtures in %s failed", fx_dir());
+}
 
 /* ---- readelf -lW, -SW, -sW ---- */
 

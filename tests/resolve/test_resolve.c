@@ -103,19 +103,19 @@ static void check_symbolize(const char *path, uint64_t off, const char *want)
 
 /* ---- cases ---- */
 
-static void test_exe(const char *name)
+/* Functions, a static name twice, an IFUNC: offsets and names. */
+static uint64_t test_exe_symbols(const char *path)
 {
 	static const char *const funcs[] = {"func_a", "func_b", "tu_b", "main",
 					    "asm_label"};
 	struct uprobe_target t;
 	struct target_error e;
-	char path[PATH_MAX], hex[32];
 	uint64_t off, a, v[4];
+	char hex[32];
 	struct stat st;
 	size_t i;
 	int n, err;
 
-	fx_path(name, path);
 	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
 		char want[64];
 
@@ -148,6 +148,17 @@ static void test_exe(const char *name)
 	EXPECT(err == 0 && t.offset == off &&
 		       strstr(t.warning, "GNU indirect function"),
 	       "ifunc: %d 0x%" PRIx64 " '%s'", err, t.offset, t.warning);
+	return a;
+}
+
+/* What is not a function, uretprobe offsets, offsets out of range. */
+static void test_exe_errors(const char *path, uint64_t a)
+{
+	struct uprobe_target t;
+	struct target_error e;
+	struct stat st = {0};
+	char hex[32];
+	int err;
 
 	check_err(path, "global_counter", -EINVAL, "not a function");
 	check_err(path, "printf", -ENOENT, "only imported");
@@ -167,10 +178,19 @@ static void test_exe(const char *name)
 	err = resolve(path, NULL, 0, true, false, &t, &e);
 	EXPECT(err == (fx_off_in_exec(path, 0) ? 0 : -EINVAL),
 	       "by offset 0: %d (%s)", err, e.msg);
+	stat(path, &st);
 	err = resolve(path, NULL, st.st_size, true, false, &t, &e);
 	EXPECT(err == -EINVAL, "by offset past EOF: %d", err);
 	EXPECT(uprobe_symbolize(path, 0x7fffffff, hex, sizeof(hex)) == -ENOENT,
 	       "symbolize far offset");
+}
+
+static void test_exe(const char *name)
+{
+	char path[PATH_MAX];
+
+	fx_path(name, path);
+	test_exe_errors(path, test_exe_symbols(path));
 }
 
 static void test_stripped(void)
@@ -371,11 +391,7 @@ int main(void)
 {
 	int fds_before;
 
-	if (system("command -v gcc >/dev/null && command -v readelf "
-		   ">/dev/null && command -v strip >/dev/null") != 0)
-		skip_all("needs gcc, strip and readelf");
-	if (fx_init("test_resolve") || fx_build())
-		bail_out("building the fixtures in %s failed", fx_dir());
+	fx_start("test_resolve");
 	fds_before = check_open_fds();
 	test_exe("pie");
 	group_end("pie: symbols, offsets, errors, symbolize");

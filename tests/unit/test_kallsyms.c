@@ -115,30 +115,39 @@ static bool self_in_initial_userns(void)
 	       st.st_ino == USER_INIT_INO;
 }
 
+/* This process's capability sets, from capget(2). */
+struct caps {
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[2];
+};
+
+#define SYSLOG_WORD (CAP_SYSLOG / 32)
+#define SYSLOG_BIT (1u << (CAP_SYSLOG % 32))
+
+static bool caps_get(struct caps *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	return syscall(SYS_capget, &c->hdr, c->data) == 0;
+}
+
 /* CAP_SYSLOG in the effective set, which counts in the initial namespace */
 static bool self_has_cap_syslog(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct caps c;
 
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	return data[CAP_SYSLOG / 32].effective & (1u << (CAP_SYSLOG % 32));
+	return caps_get(&c) && (c.data[SYSLOG_WORD].effective & SYSLOG_BIT);
 }
 
 static bool drop_cap_syslog(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct caps c;
 
-	if (syscall(SYS_capget, &hdr, data))
+	if (!caps_get(&c))
 		return false;
-	data[CAP_SYSLOG / 32].effective &= ~(1u << (CAP_SYSLOG % 32));
-	return syscall(SYS_capset, &hdr, data) == 0 && !self_has_cap_syslog();
+	c.data[SYSLOG_WORD].effective &= ~SYSLOG_BIT;
+	return syscall(SYS_capset, &c.hdr, c.data) == 0 &&
+	       !self_has_cap_syslog();
 }
 
 /*
