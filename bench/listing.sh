@@ -82,7 +82,8 @@ build_tools() {
 	local w="-O2 -g -Wall"
 
 	mkdir -p "$bin"
-	gcc $w -o "$bin/mkset" "$here/mkset.c" -lbpf -lelf
+	# the link maker of the tests (tests/tools/mklinks.c), its --set mode
+	gcc $w -o "$bin/mklinks" "$root/tests/tools/mklinks.c" -lbpf -lelf
 	gcc $w -o "$bin/floor" "$here/floor.c" -lbpf
 	gcc $w $(pkg-config --cflags fuse3) -o "$bin/fusefloor" \
 		"$here/fusefloor.c" $(pkg-config --libs fuse3)
@@ -138,7 +139,8 @@ make_set() {
 	[ -d "$dir" ] && release_set "$dir"
 	mkdir -p "$dir"
 	t0=$(date +%s.%N)
-	"$bin/mkset" "$dir" "$fix/fixture" bench_fn_ "$n" "$ntp" "$nsw" >&2
+	"$bin/mklinks" --set "$dir" "$fix/fixture" bench_fn_ "$n" "$ntp" "$nsw" \
+		>&2
 	set_secs=$(echo "$(date +%s.%N) - $t0" | bc)
 }
 

@@ -3,12 +3,15 @@
 #
 # Build bpflinkfs and run every test: ./scripts/test.sh (as root; without root
 # the tests that need it are skipped). Steps: scripts/deps.sh, meson setup
-# (first time only), ninja, the meson suites unit and integration, then the
-# same suites on a sanitizer build (build-asan: ASan + UBSan; a sanitizer
-# report in a test or in the daemon's log fails it; ASAN=0 skips this),
-# then the fuzzers (tests/fuzz/run.sh, FUZZ_SECONDS each, default 60).
+# (first time only), ninja, the meson suites unit, kernel, vm and
+# integration, then unit, kernel and integration on a sanitizer build
+# (build-asan: ASan + UBSan; a sanitizer report in a test or in the
+# daemon's log fails it; ASAN=0 skips this), then the fuzzers
+# (tests/fuzz/run.sh: a clang build with -Dfuzz=true, FUZZ_SECONDS each,
+# default 60).
 #
-# A test that exits 77 counts as skipped (meson's rule), not failed.
+# A test that cannot run here is skipped, not failed: a C test says
+# "1..0 # SKIP why" (tests/check.h), a script exits 77 (meson's rule).
 # Exit status: 0 if every step passed, 1 otherwise.
 
 set -uo pipefail
@@ -56,14 +59,15 @@ trap 'rm -f "$TEST_LOG" "$ASAN_LOG"' EXIT
 run_tests() {
 	local rc
 
-	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit --suite vm \
-		--suite integration 2>&1 | tee "${2:-$TEST_LOG}"
+	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit \
+		--suite kernel --suite vm --suite integration 2>&1 |
+		tee "${2:-$TEST_LOG}"
 	rc=${PIPESTATUS[0]}
 	return "$rc"
 }
 
-# The sanitizer build: its own build dir, the same suites. The unit tests
-# halt on a report (exit 1); the integration tests' cleanup (lib.sh)
+# The sanitizer build: its own build dir, the same suites but vm. The C
+# tests halt on a report (exit 1); the integration tests' cleanup (lib.sh)
 # fails a test whose daemon or mklinks logged one. Timeouts are doubled,
 # since ASan makes everything slower.
 run_asan() {
@@ -77,10 +81,10 @@ run_asan() {
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 \
 		meson test -C "$ASAN_BUILD" --print-errorlogs --suite unit \
-		--suite integration --timeout-multiplier 2 2>&1 |
+		--suite kernel --suite integration --timeout-multiplier 2 2>&1 |
 		tee "$ASAN_LOG"
 	rc=${PIPESTATUS[0]}
-	# a unit test that only printed a UBSan report still exited 0
+	# a C test that only printed a UBSan report still exited 0
 	if grep -qE 'ERROR: AddressSanitizer|LeakSanitizer|runtime error:' \
 		"$ASAN_BUILD/meson-logs/testlog.txt"; then
 		echo "sanitizer reports in $ASAN_BUILD/meson-logs/testlog.txt"

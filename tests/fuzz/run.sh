@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build the libFuzzer targets with clang and run each for FUZZ_SECONDS.
+# Build the libFuzzer targets with meson (clang, -Dfuzz=true: see
+# tests/fuzz/meson.build) and run each for FUZZ_SECONDS.
 # Usage: tests/fuzz/run.sh [OUTDIR]   (default /tmp/bpflinkfs-fuzz)
+# The build dir is OUTDIR/build; each target's log, corpus and crash inputs
+# are OUTDIR/fuzz_NAME.log, OUTDIR/corpus-NAME, OUTDIR/artifacts-NAME.
 # Exit: 0 all clean, 1 a crash, leak, sanitizer report or build failure,
 # 77 when clang or its libFuzzer runtime is missing.
 set -eu
@@ -11,8 +14,7 @@ root=$(cd "$here/../.." && pwd)
 out=${1:-/tmp/bpflinkfs-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 cc=${CLANG:-clang}
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-	-D_GNU_SOURCE -I$root -I$root/fs -I$root/bpf"
+build=$out/build
 
 if ! command -v "$cc" >/dev/null 2>&1; then
 	echo "skip: $cc not found"
@@ -27,24 +29,29 @@ if ! "$cc" -fsanitize=fuzzer "$probe" -o "$out/probe" 2>/dev/null; then
 	exit 77
 fi
 
+echo "== build: $build (CC=$cc, -Dfuzz=true)"
+if [ -f "$build/meson-private/coredata.dat" ]; then
+	set -- meson configure "$build" -Dfuzz=true
+else
+	set -- meson setup "$build" "$root" -Dfuzz=true
+fi
+if ! CC=$cc "$@" >"$out/setup.log" 2>&1; then
+	tail -n 20 "$out/setup.log"
+	echo "FAIL: $* (log $out/setup.log)"
+	exit 1
+fi
+if ! ninja -C "$build" fuzzers; then
+	echo "FAIL: the fuzzers do not build"
+	exit 1
+fi
+
 failed=0
 
-# fuzz NAME SOURCE...: build tests/fuzz/fuzz_NAME.c with SOURCEs (relative
-# to the tree's root) and run it on a copy of corpus/NAME, with NAME.dict
-# if there is one.
+# fuzz NAME BIN: run BIN on a copy of corpus/NAME, with NAME.dict if there
+# is one.
 fuzz() {
 	name=$1
-	shift
-	bin=$out/fuzz_$name
-	srcs=
-	for s in "$@"; do srcs="$srcs $root/$s"; done
-	echo "== fuzz_$name: build"
-	# shellcheck disable=SC2086 # word splitting of flags is wanted
-	if ! "$cc" $cflags "$here/fuzz_$name.c" $srcs -o "$bin"; then
-		echo "FAIL: fuzz_$name does not build"
-		failed=1
-		return
-	fi
+	bin=$2
 	rm -rf "$out/corpus-$name"
 	mkdir -p "$out/corpus-$name" "$out/artifacts-$name"
 	if [ -d "$here/corpus/$name" ]; then
@@ -53,7 +60,7 @@ fuzz() {
 	dict=
 	[ -f "$here/$name.dict" ] && dict="-dict=$here/$name.dict"
 	echo "== fuzz_$name: run $seconds s"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # word splitting of $dict is wanted
 	if ASAN_OPTIONS=detect_leaks=1 \
 	   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	   "$bin" -max_total_time="$seconds" -timeout=10 -error_exitcode=1 \
@@ -70,8 +77,17 @@ fuzz() {
 	fi
 }
 
-# One line per target.
-fuzz parse fs/parse.c bpf/perf_names.c
-fuzz write fs/control.c fs/parse.c bpf/perf_names.c
+# Every target tests/fuzz/meson.build builds.
+targets=0
+for bin in "$build"/tests/fuzz/fuzz_*; do
+	if [ -f "$bin" ] && [ -x "$bin" ]; then
+		fuzz "${bin##*/fuzz_}" "$bin"
+		targets=$((targets + 1))
+	fi
+done
+if [ "$targets" -eq 0 ]; then
+	echo "FAIL: no fuzz targets in $build/tests/fuzz"
+	failed=1
+fi
 
 exit $failed

@@ -243,6 +243,30 @@ bl_daemon_alive() {
 	timeout 5 ls "$MNT" >/dev/null
 }
 
+# bl_second_daemon WHAT PIN_DIR: a second daemon on PIN_DIR must refuse to
+# start ("in use"); WHAT names the check.
+bl_second_daemon() {
+	local m out
+	m=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX)
+	if out=$(timeout 15 "$BPFLINKFS" "$m" -f -o "pin_dir=$2" 2>&1); then
+		fail "$1: a second daemon on $2 was accepted"
+		fusermount3 -u "$m"
+	else
+		assert_match "$1" "in use" "$out"
+	fi
+	rmdir "$m"
+}
+
+# bl_link_gone WHAT ID: link ID leaves `bpftool link show` within 5 s.
+bl_link_gone() {
+	local i
+	for i in $(seq 50); do
+		bpftool link show id "$2" >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	assert_true "$1" bash -c "! bpftool link show id $2 >/dev/null 2>&1"
+}
+
 # mkl_start NAME SPEC...: run mklinks with a fifo as stdin and wait until
 # it says "ready". Its link lines are then in ${MKL_OUT[NAME]}.
 mkl_start() {

@@ -31,14 +31,7 @@ assert_eq "uprobe hits before restart" 7 "$(cat "$MNT/$UPROBE/hits")"
 COOKIE=$(cat "$MNT/$UPROBE/cookie")
 
 # a second daemon on the same pin_dir is refused
-MNT2=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX)
-if out=$(timeout 15 "$BPFLINKFS" "$MNT2" -f -o "pin_dir=$PIN" 2>&1); then
-	fail "a second daemon on $PIN was accepted"
-	fusermount3 -u "$MNT2"
-else
-	assert_match "second daemon message" "in use" "$out"
-fi
-rmdir "$MNT2"
+bl_second_daemon "second daemon message" "$PIN"
 
 # restart: the links stay (the pins hold them) and come back owned
 bl_stop_daemon
@@ -75,23 +68,13 @@ for i in $(seq 50); do
 	sleep 0.1
 done
 assert_true "pin of $UPROBE removed" test ! -e "$PIN/link_$UPROBE"
-for i in $(seq 50); do
-	bpftool link show id "$UPROBE" >/dev/null 2>&1 || break
-	sleep 0.1
-done
-assert_true "link $UPROBE detached" \
-	bash -c "! bpftool link show id $UPROBE >/dev/null 2>&1"
+bl_link_gone "link $UPROBE detached" "$UPROBE"
 
 # rm -r of the pin_dir detaches what it holds, once the daemon is gone
 bl_stop_daemon
 rm -rf "$PIN"
 for id in "${IDS[@]:1}"; do
-	for i in $(seq 50); do
-		bpftool link show id "$id" >/dev/null 2>&1 || break
-		sleep 0.1
-	done
-	assert_true "link $id detached by rm -r" \
-		bash -c "! bpftool link show id $id >/dev/null 2>&1"
+	bl_link_gone "link $id detached by rm -r" "$id"
 done
 
 # a pin_dir outside bpffs is refused with a message

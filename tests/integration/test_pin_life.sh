@@ -113,14 +113,7 @@ else
 			python3 -c 'import json,sys
 print(" ".join(map(str, json.load(sys.stdin).get("map_ids", []))))')"
 	assert_eq "meta holds the new link only" "$NEW" "$(meta_keys)"
-	m2=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX)
-	if out=$(timeout 15 "$BPFLINKFS" "$m2" -f -o "pin_dir=$PIN" 2>&1); then
-		fail "a second daemon took the pin_dir made again"
-		fusermount3 -u "$m2"
-	else
-		assert_match "the pin_dir made again is locked" "in use" "$out"
-	fi
-	rmdir "$m2"
+	bl_second_daemon "the pin_dir made again is locked" "$PIN"
 	"$TGT" 7 >/dev/null
 	assert_eq "new link counts" 7 "$(cat "$MNT/$NEW/hits")"
 fi

@@ -3,16 +3,16 @@
  * Table-driven test of parse_line() (fs/parse.c) against DESIGN.md section
  * 3.1. Expected columns are counted by hand from the input; event configs
  * come from <linux/perf_event.h>, default periods from DESIGN.md 3.1.
- * Prints TAP; exits 1 on any failure.
+ * One TAP point per row (tests/check.h).
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "parse.h"
 
 /* A string literal and its length, so rows may hold NUL bytes. */
@@ -278,96 +278,61 @@ static const struct row rows[] = {
 };
 /* clang-format on */
 
-static int failures;
-static int test_no;
-
-__attribute__((format(printf, 2, 3))) static void ok(bool good, const char *fmt,
-						     ...)
-{
-	va_list ap;
-
-	test_no++;
-	printf("%s %d - ", good ? "ok" : "not ok", test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!good)
-		failures++;
-}
-
 static bool streq0(const char *got, const char *want)
 {
 	return strcmp(got, want ? want : "") == 0;
 }
 
-/* The fields an accepted probe line must have; prints what differs. */
-static bool probe_matches(const struct row *r, const struct probe_spec *p)
+/* The fields an accepted probe line must have; says what differs. */
+static void probe_matches(const struct row *r, const struct probe_spec *p)
 {
 	bool events = r->pk == PROBE_SOFTWARE || r->pk == PROBE_HARDWARE;
 	int pid = (r->opts & OPT_PID) ? r->pid : -1;
 	int cpu = (r->opts & OPT_CPU) ? r->cpu : -1;
-	bool good = true;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("# " __VA_ARGS__);                              \
-			putchar('\n');                                         \
-			good = false;                                          \
-		}                                                              \
-	} while (0)
-	CHECK(p->kind == r->pk, "kind %d", p->kind);
-	CHECK(streq0(p->path, r->path), "path '%s'", p->path);
-	CHECK(streq0(p->symbol, r->symbol), "symbol '%s'", p->symbol);
-	CHECK(p->offset == r->offset, "offset %llu",
-	      (unsigned long long)p->offset);
-	CHECK(p->by_offset == r->by_offset, "by_offset %d", p->by_offset);
-	CHECK(p->opts == r->opts, "opts 0x%x", p->opts);
-	CHECK(p->cookie == r->cookie, "cookie %llu",
-	      (unsigned long long)p->cookie);
-	CHECK(p->pid == pid, "pid %d", p->pid);
-	CHECK(p->cpu == cpu, "cpu %d", p->cpu);
-	CHECK(!events || p->perf_type == r->ptype, "perf_type %u",
-	      p->perf_type);
-	CHECK(!events || p->perf_config == r->config, "config %llu",
-	      (unsigned long long)p->perf_config);
-	CHECK(p->period == r->period, "period %llu",
-	      (unsigned long long)p->period);
-	CHECK(p->freq == r->freq, "freq %llu", (unsigned long long)p->freq);
-	CHECK(streq0(p->prog, r->prog), "prog '%s'", p->prog);
-#undef CHECK
-	return good;
+	EXPECT(p->kind == r->pk, "kind %d", p->kind);
+	EXPECT(streq0(p->path, r->path), "path '%s'", p->path);
+	EXPECT(streq0(p->symbol, r->symbol), "symbol '%s'", p->symbol);
+	EXPECT(p->offset == r->offset, "offset %llu",
+	       (unsigned long long)p->offset);
+	EXPECT(p->by_offset == r->by_offset, "by_offset %d", p->by_offset);
+	EXPECT(p->opts == r->opts, "opts 0x%x", p->opts);
+	EXPECT(p->cookie == r->cookie, "cookie %llu",
+	       (unsigned long long)p->cookie);
+	EXPECT(p->pid == pid, "pid %d", p->pid);
+	EXPECT(p->cpu == cpu, "cpu %d", p->cpu);
+	EXPECT(!events || p->perf_type == r->ptype, "perf_type %u",
+	       p->perf_type);
+	EXPECT(!events || p->perf_config == r->config, "config %llu",
+	       (unsigned long long)p->perf_config);
+	EXPECT(p->period == r->period, "period %llu",
+	       (unsigned long long)p->period);
+	EXPECT(p->freq == r->freq, "freq %llu", (unsigned long long)p->freq);
+	EXPECT(streq0(p->prog, r->prog), "prog '%s'", p->prog);
 }
 
-static bool row_matches(const struct row *r, int ret,
+static void row_matches(const struct row *r, int ret,
 			const struct parsed_cmd *cmd,
 			const struct parse_error *perr)
 {
-	if (ret != r->ret) {
-		printf("# returned %d, want %d (col %zu: %s)\n", ret, r->ret,
-		       perr->column, perr->msg);
-		return false;
-	}
+	if (!EXPECT(ret == r->ret, "returned %d, want %d (col %zu: %s)", ret,
+		    r->ret, perr->column, perr->msg))
+		return;
 	if (ret) {
-		if (perr->err != ret || perr->column != r->col ||
-		    !strstr(perr->msg, r->msg)) {
-			printf("# err %d col %zu msg \"%s\"; want col %zu, msg with \"%s\"\n",
-			       perr->err, perr->column, perr->msg, r->col,
-			       r->msg);
-			return false;
-		}
-		return true;
+		EXPECT(perr->err == ret && perr->column == r->col &&
+			       strstr(perr->msg, r->msg),
+		       "err %d col %zu msg \"%s\"; want col %zu, msg with \"%s\"",
+		       perr->err, perr->column, perr->msg, r->col, r->msg);
+		return;
 	}
-	if (cmd->kind != r->ck) {
-		printf("# command kind %d, want %d\n", cmd->kind, r->ck);
-		return false;
-	}
-	if (cmd->kind == CMD_REMOVE && cmd->link_id != r->link_id) {
-		printf("# link id %u, want %u\n", cmd->link_id, r->link_id);
-		return false;
-	}
-	return cmd->kind != CMD_PROBE || probe_matches(r, &cmd->probe);
+	if (!EXPECT(cmd->kind == r->ck, "command kind %d, want %d", cmd->kind,
+		    r->ck))
+		return;
+	if (cmd->kind == CMD_REMOVE)
+		EXPECT(cmd->link_id == r->link_id, "link id %u, want %u",
+		       cmd->link_id, r->link_id);
+	if (cmd->kind == CMD_PROBE)
+		probe_matches(r, &cmd->probe);
 }
 
 static void show(char *buf, size_t bufsz, const char *s, size_t len)
@@ -396,7 +361,8 @@ static void test_rows(void)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		ret = parse_line(rows[i].line, rows[i].len, &cmd, &perr);
 		show(name, sizeof(name), rows[i].line, rows[i].len);
-		ok(row_matches(&rows[i], ret, &cmd, &perr), "\"%s\"", name);
+		row_matches(&rows[i], ret, &cmd, &perr);
+		group_end("\"%s\"", name);
 	}
 }
 
@@ -408,10 +374,8 @@ static int parse_long(const char *prefix, size_t n, const char *suffix,
 	char *buf = malloc(lp + n + ls);
 	int ret;
 
-	if (!buf) {
-		perror("malloc");
-		exit(1);
-	}
+	if (!buf)
+		bail_out("malloc: out of memory");
 	memcpy(buf, prefix, lp);
 	memset(buf + lp, 'a', n);
 	memcpy(buf + lp + n, suffix, ls);
@@ -427,34 +391,34 @@ static void test_lengths(void)
 	int ret;
 
 	ret = parse_long("uprobe:/", PATH_MAX - 2, ":main", &cmd, &perr);
-	ok(ret == 0 && strlen(cmd.probe.path) == PATH_MAX - 1,
-	   "path of PATH_MAX - 1 bytes accepted");
+	CHECK(ret == 0 && strlen(cmd.probe.path) == PATH_MAX - 1,
+	      "path of PATH_MAX - 1 bytes accepted");
 	ret = parse_long("uprobe:/", PATH_MAX - 1, ":main", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 7,
-	   "path of PATH_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 7,
+	      "path of PATH_MAX bytes refused");
 	ret = parse_long("uprobe:\"/", PATH_MAX - 1, "\":main", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 7,
-	   "quoted path of PATH_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 7,
+	      "quoted path of PATH_MAX bytes refused");
 	ret = parse_long("kprobe:", PROBE_NAME_MAX - 1, "", &cmd, &perr);
-	ok(ret == 0 && strlen(cmd.probe.symbol) == PROBE_NAME_MAX - 1,
-	   "function name of PROBE_NAME_MAX - 1 bytes accepted");
+	CHECK(ret == 0 && strlen(cmd.probe.symbol) == PROBE_NAME_MAX - 1,
+	      "function name of PROBE_NAME_MAX - 1 bytes accepted");
 	ret = parse_long("kprobe:", PROBE_NAME_MAX, "+1", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 7,
-	   "function name of PROBE_NAME_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 7,
+	      "function name of PROBE_NAME_MAX bytes refused");
 	ret = parse_long("uprobe:/bin/sh:", PROBE_NAME_MAX, "", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 15,
-	   "uprobe symbol of PROBE_NAME_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 15,
+	      "uprobe symbol of PROBE_NAME_MAX bytes refused");
 	ret = parse_long("t:", PROBE_NAME_MAX, ":x", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 2,
-	   "tracepoint category of PROBE_NAME_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 2,
+	      "tracepoint category of PROBE_NAME_MAX bytes refused");
 	ret = parse_long("t:x:", PROBE_NAME_MAX - 1, "", &cmd, &perr);
-	ok(ret == 0, "tracepoint name of PROBE_NAME_MAX - 1 bytes accepted");
+	CHECK(ret == 0, "tracepoint name of PROBE_NAME_MAX - 1 bytes accepted");
 	ret = parse_long("k:foo prog=/", PATH_MAX - 1, "", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 11 && strlen(perr.msg) < 160,
-	   "prog path of PATH_MAX bytes refused");
+	CHECK(ret == -EINVAL && perr.column == 11 && strlen(perr.msg) < 160,
+	      "prog path of PATH_MAX bytes refused");
 	ret = parse_long("k:", 100, "!", &cmd, &perr);
-	ok(ret == -EINVAL && perr.column == 102 && strstr(perr.msg, "...'"),
-	   "long token cut short in the message: %s", perr.msg);
+	CHECK(ret == -EINVAL && perr.column == 102 && strstr(perr.msg, "...'"),
+	      "long token cut short in the message: %s", perr.msg);
 }
 
 static void test_kind_names(void)
@@ -463,12 +427,11 @@ static void test_kind_names(void)
 		"kprobe",     "kretprobe", "uprobe",  "uretprobe",
 		"tracepoint", "software",  "hardware"};
 	enum probe_kind k;
-	bool good = true;
 
 	for (k = PROBE_KPROBE; k <= PROBE_HARDWARE; k++)
-		if (strcmp(probe_kind_name(k), names[k]))
-			good = false;
-	ok(good, "probe_kind_name() of every kind");
+		EXPECT(!strcmp(probe_kind_name(k), names[k]), "kind %d: '%s'",
+		       k, probe_kind_name(k));
+	group_end("probe_kind_name() of every kind");
 }
 
 /* path_col and symbol_col point where PATH and SYMBOL start in the line */
@@ -477,12 +440,12 @@ static void test_columns(void)
 	static const struct {
 		const char *line, *path, *symbol;
 	} rows[] = {
-		{ "u:/bin/bash:readline", "/bin/bash", "readline" },
-		{ "  uprobe:\"/a b:c\":f+4 pid=1", "\"/a b:c\"", "f+4" },
-		{ "ur:/x:0x10", "/x", "0x10" },
-		{ "t:sched:sched_switch", "sched", "sched_switch" },
-		{ "\ttracepoint:syscalls:sys_enter_getpid", "syscalls",
-		  "sys_enter_getpid" },
+		{"u:/bin/bash:readline", "/bin/bash", "readline"},
+		{"  uprobe:\"/a b:c\":f+4 pid=1", "\"/a b:c\"", "f+4"},
+		{"ur:/x:0x10", "/x", "0x10"},
+		{"t:sched:sched_switch", "sched", "sched_switch"},
+		{"\ttracepoint:syscalls:sys_enter_getpid", "syscalls",
+		 "sys_enter_getpid"},
 	};
 	struct parsed_cmd cmd;
 	struct parse_error perr;
@@ -492,13 +455,15 @@ static void test_columns(void)
 		const char *l = rows[i].line;
 		size_t want_p = strstr(l, rows[i].path) - l;
 		size_t want_s = strstr(l + want_p + strlen(rows[i].path),
-				       rows[i].symbol) - l;
+				       rows[i].symbol) -
+				l;
 		int ret = parse_line(l, strlen(l), &cmd, &perr);
 
-		ok(ret == 0 && cmd.probe.path_col == want_p &&
-			   cmd.probe.symbol_col == want_s,
-		   "columns of '%s': path %zu (want %zu), symbol %zu (want %zu)",
-		   l, cmd.probe.path_col, want_p, cmd.probe.symbol_col, want_s);
+		CHECK(ret == 0 && cmd.probe.path_col == want_p &&
+			      cmd.probe.symbol_col == want_s,
+		      "columns of '%s': path %zu (want %zu), symbol %zu (want %zu)",
+		      l, cmd.probe.path_col, want_p, cmd.probe.symbol_col,
+		      want_s);
 	}
 }
 
@@ -508,8 +473,5 @@ int main(void)
 	test_lengths();
 	test_kind_names();
 	test_columns();
-	printf("1..%d\n", test_no);
-	if (failures)
-		printf("# %d of %d failed\n", failures, test_no);
-	return failures ? 1 : 0;
+	return done_testing();
 }

@@ -6,11 +6,10 @@
  * uprobe_resolve_uncached() gives; so do the error cases and every .dynsym
  * name of bash and libc (result, message, warning, device, inode). A file
  * rewritten in place, or renamed over, is parsed again; more files than the
- * cache holds still resolve; threads share it; no fd stays open. Prints
- * the time of 1000 calls with and without the cache. Exits 77 when gcc, nm
- * or readelf is missing.
+ * cache holds still resolve; threads share it; no fd stays open. (How
+ * much faster the cache is belongs in bench/, as a ratio, not here.) Skips
+ * when gcc, nm or readelf is missing.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,76 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "check.h"
+#include "fixture.h"
 #include "uprobe_internal.h"
 #include "uprobe_target.h"
 
 #define NFUNC 1000
 
-static int failures, checks;
-static char dir[256];
 static char names[NFUNC][32];
 static uint64_t want_a[NFUNC], want_b[NFUNC]; /* fixture, fixture_b */
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		checks++;                                                      \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
-
-static int run(const char *cmd)
-{
-	char full[1024];
-
-	snprintf(full, sizeof(full), "cd '%s' && %s", dir, cmd);
-	return system(full) == 0 ? 0 : -1;
-}
-
-static void fpath(const char *name, char *out)
-{
-	snprintf(out, PATH_MAX, "%s/%s", dir, name);
-}
-
 /* ---- nm and readelf, the independent source of expected offsets ---- */
-
-struct load {
-	uint64_t off, vaddr, filesz;
-};
-
-static int readelf_loads(const char *file, struct load *l, int max)
-{
-	char cmd[PATH_MAX + 32], line[512];
-	FILE *p;
-	int n = 0;
-
-	snprintf(cmd, sizeof(cmd), "readelf -lW '%s'", file);
-	p = popen(cmd, "r");
-	while (p && fgets(line, sizeof(line), p) && n < max) {
-		uint64_t o, v, pa, fs;
-
-		if (sscanf(line,
-			   " LOAD %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64,
-			   &o, &v, &pa, &fs) == 4)
-			l[n++] = (struct load){o, v, fs};
-	}
-	if (p)
-		pclose(p);
-	return n;
-}
 
 /* The file offset of each bench_fn_NNNN of @file, by nm and readelf. */
 static void expected_offsets(const char *file, uint64_t *want)
 {
 	char cmd[PATH_MAX + 64], line[256], name[64];
-	struct load l[16];
-	int nl = readelf_loads(file, l, 16), i, idx;
+	struct fx_load l[16];
+	int nl = fx_loads(file, l, 16), i, idx;
 	uint64_t v;
 	FILE *p;
 
@@ -107,7 +56,7 @@ static void expected_offsets(const char *file, uint64_t *want)
 	if (p)
 		pclose(p);
 	for (i = 0; i < NFUNC; i++)
-		CHECK(want[i], "%s: no offset for bench_fn_%04d", file, i);
+		EXPECT(want[i], "%s: no offset for bench_fn_%04d", file, i);
 }
 
 /* ---- cached against uncached ---- */
@@ -147,11 +96,11 @@ static void compare(const char *path, const char *sym, uint64_t off,
 	struct res u;
 
 	resolve2(path, sym, off, by_off, ret, c, &u);
-	CHECK(same(c, &u),
-	      "%s %s+0x%" PRIx64 ": cached %d '%s' 0x%" PRIx64
-	      ", uncached %d '%s' 0x%" PRIx64,
-	      path, sym ? sym : "(offset)", off, c->err, c->e.msg, c->t.offset,
-	      u.err, u.e.msg, u.t.offset);
+	EXPECT(same(c, &u),
+	       "%s %s+0x%" PRIx64 ": cached %d '%s' 0x%" PRIx64
+	       ", uncached %d '%s' 0x%" PRIx64,
+	       path, sym ? sym : "(offset)", off, c->err, c->e.msg, c->t.offset,
+	       u.err, u.e.msg, u.t.offset);
 }
 
 static void test_all_functions(const char *path, const uint64_t *want)
@@ -159,17 +108,17 @@ static void test_all_functions(const char *path, const uint64_t *want)
 	struct res c;
 	int i;
 
-	printf("# %s: %d functions, cached = uncached = nm/readelf\n", path,
-	       NFUNC);
 	uprobe_rescache_flush();
 	for (i = 0; i < NFUNC; i++) {
 		compare(path, names[i], 0, false, false, &c);
-		CHECK(!c.err && c.t.offset == want[i],
-		      "%s: %d '%s' 0x%" PRIx64 ", want 0x%" PRIx64, names[i],
-		      c.err, c.e.msg, c.t.offset, want[i]);
+		EXPECT(!c.err && c.t.offset == want[i],
+		       "%s: %d '%s' 0x%" PRIx64 ", want 0x%" PRIx64, names[i],
+		       c.err, c.e.msg, c.t.offset, want[i]);
 		compare(path, names[i], 4, false, false, &c);
-		CHECK(!c.err && c.t.offset == want[i] + 4, "%s+4", names[i]);
+		EXPECT(!c.err && c.t.offset == want[i] + 4, "%s+4", names[i]);
 	}
+	group_end("%s: %d functions, cached = uncached = nm/readelf", path,
+		  NFUNC);
 }
 
 static void test_errors(const char *path)
@@ -187,19 +136,18 @@ static void test_errors(const char *path)
 	struct res c;
 	size_t i;
 
-	printf("# %s: error cases alike\n", path);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		compare(path, bad[i], 0, false, false, &c);
 	compare(path, names[1], 0x100000, false, false, &c);
-	CHECK(c.err == -EINVAL, "past the end: %d", c.err);
+	EXPECT(c.err == -EINVAL, "past the end: %d", c.err);
 	compare(path, names[1], 4, false, true, &c);
-	CHECK(c.err == -EINVAL, "uretprobe +4: %d", c.err);
+	EXPECT(c.err == -EINVAL, "uretprobe +4: %d", c.err);
 	compare(path, NULL, want_a[2], true, false, &c);
 	compare(path, NULL, 0, true, false, &c);
-	CHECK(c.err == -EINVAL, "offset 0: %d", c.err);
+	EXPECT(c.err == -EINVAL, "offset 0: %d", c.err);
 	compare(path, NULL, 1ull << 40, true, false, &c);
 	compare("/nonexistent/x", names[1], 0, false, false, &c);
-	CHECK(c.err == -ENOENT, "missing file: %d", c.err);
+	EXPECT(c.err == -ENOENT, "missing file: %d", c.err);
 }
 
 /*
@@ -209,37 +157,40 @@ static void test_errors(const char *path)
  */
 static void test_dynsym(const char *path)
 {
-	struct uprobe_symtab t;
-	struct uprobe_sym si;
-	struct uprobe_elf f;
+	const char *at, *ver;
+	struct fx_symtab t;
 	char name[512];
 	struct res c;
 	size_t i, n = 0;
+	int base;
 
-	if (uprobe_elf_open(&f, path, NULL) ||
-	    uprobe_symtab_load(f.elf, SHT_DYNSYM, &t)) {
-		printf("# skip %s: no .dynsym\n", path);
-		uprobe_elf_close(&f);
+	if (fx_symtab(path, ".dynsym", &t)) {
+		skip("%s: no .dynsym", path);
 		return;
 	}
-	for (i = 1; i < t.count; i++) {
-		if (uprobe_sym_get(&t, i, &si) || !si.baselen)
+	for (i = 0; i < t.n; i++) {
+		at = strchr(t.s[i].name, '@');
+		base = at ? (int)(at - t.s[i].name) : (int)strlen(t.s[i].name);
+		if (!base)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)si.baselen, si.name);
+		ver = at ? at + (at[1] == '@' ? 2 : 1) : NULL;
+		/* a version's own symbol (ABS): readelf shows no version */
+		if (!at && t.s[i].ndx == FX_ABS)
+			ver = t.s[i].name;
+		snprintf(name, sizeof(name), "%.*s", base, t.s[i].name);
 		compare(path, name, 0, false, false, &c);
-		if (si.ver) {
-			snprintf(name, sizeof(name), "%.*s@%s", (int)si.baselen,
-				 si.name, si.ver);
+		if (ver) {
+			snprintf(name, sizeof(name), "%.*s@%s", base,
+				 t.s[i].name, ver);
 			compare(path, name, 0, false, false, &c);
-			snprintf(name, sizeof(name), "%.*s@@%s",
-				 (int)si.baselen, si.name, si.ver);
+			snprintf(name, sizeof(name), "%.*s@@%s", base,
+				 t.s[i].name, ver);
 			compare(path, name, 0, false, false, &c);
 		}
 		n++;
 	}
-	uprobe_symtab_free(&t);
-	uprobe_elf_close(&f);
-	printf("# %s: %zu .dynsym names alike\n", path, n);
+	fx_symtab_free(&t);
+	group_end("%s: %zu .dynsym names alike", path, n);
 }
 
 /* ---- the cache follows the file ---- */
@@ -250,10 +201,10 @@ static void expect_at(const char *p, int i, uint64_t want, const char *what)
 	struct stat st;
 
 	compare(p, names[i], 0, false, false, &c);
-	CHECK(stat(p, &st) == 0 && !c.err && c.t.offset == want &&
-		      c.t.ino == st.st_ino,
-	      "%s: %s %d 0x%" PRIx64 ", want 0x%" PRIx64, what, names[i], c.err,
-	      c.t.offset, want);
+	EXPECT(stat(p, &st) == 0 && !c.err && c.t.offset == want &&
+		       c.t.ino == st.st_ino,
+	       "%s: %s %d 0x%" PRIx64 ", want 0x%" PRIx64, what, names[i],
+	       c.err, c.t.offset, want);
 }
 
 static void test_invalidation(void)
@@ -264,27 +215,26 @@ static void test_invalidation(void)
 	struct res c;
 	int i = 500;
 
-	printf("# rewrite in place, rename over\n");
-	fpath("changing", p);
-	CHECK(want_a[i] != want_b[i], "the layouts must differ");
-	CHECK(run("cp fixture changing") == 0, "cp");
+	fx_path("changing", p);
+	EXPECT(want_a[i] != want_b[i], "the layouts must differ");
+	EXPECT(fx_run("cp fixture changing") == 0, "cp");
 	expect_at(p, i, want_a[i], "first");
-	CHECK(stat(p, &st0) == 0, "stat");
+	EXPECT(stat(p, &st0) == 0, "stat");
 	/* same inode, other layout: cat, not cp --remove-destination */
-	CHECK(run("sleep 0.01; cat fixture_b > changing") == 0, "rewrite");
-	CHECK(stat(p, &st1) == 0 && st1.st_ino == st0.st_ino, "same inode");
+	EXPECT(fx_run("sleep 0.01; cat fixture_b > changing") == 0, "rewrite");
+	EXPECT(stat(p, &st1) == 0 && st1.st_ino == st0.st_ino, "same inode");
 	expect_at(p, i, want_b[i], "rewritten in place");
-	CHECK(run("cp fixture tmp && mv tmp changing") == 0, "rename");
-	CHECK(stat(p, &st1) == 0 && st1.st_ino != st0.st_ino, "new inode");
+	EXPECT(fx_run("cp fixture tmp && mv tmp changing") == 0, "rename");
+	EXPECT(stat(p, &st1) == 0 && st1.st_ino != st0.st_ino, "new inode");
 	expect_at(p, i, want_a[i], "renamed over");
 	/* no longer ELF: the path check must not trust the cache */
-	CHECK(run("sleep 0.01; echo text > changing") == 0, "text");
-	CHECK(uprobe_resolve_path(p, 0, canon, &e) == -EINVAL,
-	      "path of a text file: '%s'", e.msg);
+	EXPECT(fx_run("sleep 0.01; echo text > changing") == 0, "text");
+	EXPECT(uprobe_resolve_path(p, 0, canon, &e) == -EINVAL,
+	       "path of a text file: '%s'", e.msg);
 	compare(p, names[i], 0, false, false, &c);
-	CHECK(c.err == -EINVAL, "text file: %d '%s'", c.err, c.e.msg);
-	CHECK(run("cat fixture > changing") == 0, "back");
-	CHECK(uprobe_resolve_path(p, 0, canon, &e) == 0, "%s", e.msg);
+	EXPECT(c.err == -EINVAL, "text file: %d '%s'", c.err, c.e.msg);
+	EXPECT(fx_run("cat fixture > changing") == 0, "back");
+	EXPECT(uprobe_resolve_path(p, 0, canon, &e) == 0, "%s", e.msg);
 	expect_at(p, i, want_a[i], "ELF again");
 }
 
@@ -294,16 +244,13 @@ static void test_many_files(void)
 	char p[PATH_MAX], cmd[128];
 	int i, round;
 
-	printf("# 20 files, 3 rounds\n");
-	for (i = 0; i < 20; i++) {
-		snprintf(cmd, sizeof(cmd), "cp fixture%s many%d",
-			 i % 2 ? "_b" : "", i);
-		CHECK(run(cmd) == 0, "%s", cmd);
-	}
+	for (i = 0; i < 20; i++)
+		EXPECT(fx_run("cp fixture%s many%d", i % 2 ? "_b" : "", i) == 0,
+		       "cp many%d", i);
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < 20; i++) {
 			snprintf(cmd, sizeof(cmd), "many%d", i);
-			fpath(cmd, p);
+			fx_path(cmd, p);
 			expect_at(p, (i * 37 + round) % NFUNC,
 				  (i % 2 ? want_b
 					 : want_a)[(i * 37 + round) % NFUNC],
@@ -344,133 +291,75 @@ static void test_threads(void)
 	pthread_t id[4];
 	int i;
 
-	printf("# 4 threads\n");
 	for (i = 0; i < 4; i++) {
-		fpath("fixture", th[i].paths[0]);
-		fpath("fixture_b", th[i].paths[1]);
+		fx_path("fixture", th[i].paths[0]);
+		fx_path("fixture_b", th[i].paths[1]);
 		th[i].seed = i;
 		th[i].bad = 0;
-		CHECK(pthread_create(&id[i], NULL, thread_fn, &th[i]) == 0,
-		      "thread");
+		EXPECT(pthread_create(&id[i], NULL, thread_fn, &th[i]) == 0,
+		       "thread");
 	}
 	for (i = 0; i < 4; i++)
-		CHECK(pthread_join(id[i], NULL) == 0 && !th[i].bad,
-		      "thread %d: %d wrong", i, th[i].bad);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* 1000 calls, one per function, as 1000 control-file lines would make. */
-static double time_calls(const char *path, bool cached)
-{
-	struct uprobe_target t;
-	struct target_error e;
-	double t0 = now();
-	int i, bad = 0;
-
-	for (i = 0; i < NFUNC; i++)
-		bad += cached ? uprobe_resolve(path, names[i], 0, false, false,
-					       &t, &e) != 0
-			      : uprobe_resolve_uncached(path, names[i], 0,
-							false, false, &t,
-							&e) != 0;
-	CHECK(!bad, "%d calls failed", bad);
-	return now() - t0;
-}
-
-static void bench(void)
-{
-	char p[PATH_MAX];
-	double u, c;
-
-	fpath("fixture", p);
-	uprobe_rescache_flush();
-	u = time_calls(p, false);
-	c = time_calls(p, true); /* the first call parses */
-	printf("# 1000 uprobe_resolve() on %d functions: uncached %.2f ms "
-	       "(%.1f us/call), cached %.2f ms (%.2f us/call), %.0fx\n",
-	       NFUNC, u * 1e3, u * 1e3, c * 1e3, c * 1e3, u / c);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
+		EXPECT(pthread_join(id[i], NULL) == 0 && !th[i].bad,
+		       "thread %d: %d wrong", i, th[i].bad);
 }
 
 /* The fixture and a second build of it with another layout (-O0). */
 static void build_fixtures(const char *gen)
 {
-	char cmd[PATH_MAX + 64], p[PATH_MAX];
+	char p[PATH_MAX];
 	FILE *f;
 	int n = 0;
 
-	snprintf(cmd, sizeof(cmd), "sh '%s' . %d", gen, NFUNC);
-	if (run(cmd) || run("gcc -O0 -fno-ipa-icf -fno-inline fixture.c "
-			    "-o fixture_b")) {
-		fprintf(stderr, "building the fixtures failed\n");
-		exit(1);
-	}
-	fpath("symbols.txt", p);
+	if (fx_run("sh '%s' . %d", gen, NFUNC) ||
+	    fx_run("gcc -O0 -fno-ipa-icf -fno-inline fixture.c -o fixture_b"))
+		bail_out("building the fixtures in %s failed", fx_dir());
+	fx_path("symbols.txt", p);
 	f = fopen(p, "r");
 	while (f && n < NFUNC && fscanf(f, "%31s", names[n]) == 1)
 		n++;
 	if (f)
 		fclose(f);
-	CHECK(n == NFUNC, "symbols.txt: %d names", n);
-	fpath("fixture", p);
+	EXPECT(n == NFUNC, "symbols.txt: %d names", n);
+	fx_path("fixture", p);
 	expected_offsets(p, want_a);
-	fpath("fixture_b", p);
+	fx_path("fixture_b", p);
 	expected_offsets(p, want_b);
+	group_end("the fixtures: %d functions, offsets from nm and readelf",
+		  NFUNC);
 }
 
 int main(int argc, char **argv)
 {
-	char tmpl[] = "/tmp/test_rescache.XXXXXX", p[PATH_MAX];
+	char p[PATH_MAX];
 	int fds_before;
 
 	if (argc < 2 || system("command -v gcc >/dev/null && command -v nm "
-			       ">/dev/null && command -v readelf >/dev/null")) {
-		printf("SKIP: needs gcc, nm, readelf and fixture_gen.sh\n");
-		return 77;
-	}
-	if (!mkdtemp(tmpl) || !realpath(tmpl, p) || strlen(p) >= sizeof(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	strcpy(dir, p);
+			       ">/dev/null && command -v readelf >/dev/null"))
+		skip_all("needs gcc, nm, readelf and fixture_gen.sh");
+	if (fx_init("test_rescache"))
+		bail_out("mkdtemp failed");
 	build_fixtures(argv[1]);
-	fds_before = count_fds();
-	fpath("fixture", p);
+	fds_before = check_open_fds();
+	fx_path("fixture", p);
 	test_all_functions(p, want_a);
 	test_errors(p);
-	fpath("fixture_b", p);
+	group_end("fixture: error cases alike");
+	fx_path("fixture_b", p);
 	test_all_functions(p, want_b);
 	if (uprobe_resolve_path("bash", 0, p, NULL) == 0)
 		test_dynsym(p);
 	if (uprobe_resolve_path("libc.so.6", 0, p, NULL) == 0)
 		test_dynsym(p);
 	test_invalidation();
+	group_end("rewritten in place, renamed over, not ELF, ELF again");
 	test_many_files();
+	group_end("20 files, 3 rounds");
 	test_threads();
-	bench();
+	group_end("4 threads, flushing now and then");
 	uprobe_rescache_flush();
-	CHECK(count_fds() == fds_before, "fd leak: %d -> %d", fds_before,
-	      count_fds());
-	run("rm -rf \"$PWD\"");
-	printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "PASS",
-	       failures, checks);
-	return failures ? 1 : 0;
+	CHECK(check_open_fds() == fds_before, "no fd leaked: %d -> %d",
+	      fds_before, check_open_fds());
+	fx_cleanup();
+	return done_testing();
 }

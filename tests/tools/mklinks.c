@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mklinks - make BPF perf-event links without any bpflinkfs code, so the
- * integration tests can compare what bpflinkfs shows against links whose
- * every property the test chose itself.
+ * mklinks - make BPF perf-event links without any bpflinkfs code: for the
+ * tests, which compare what bpflinkfs shows against links whose every
+ * property the test chose itself, and for the benchmarks' foreign sets.
  *
  * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] SPEC...
+ *        mklinks --set DIR BINARY PREFIX NUPROBES NTRACEPOINTS NSOFTWARE
+ *
+ * SPEC is one of
  *   uprobe:PATH:0xOFFSET:COOKIE       uretprobe:PATH:0xOFFSET:COOKIE
  *   tracepoint:CATEGORY:NAME:COOKIE   software:CONFIG:CPU:COOKIE
  *
@@ -14,7 +17,8 @@
  * the next uprobe spec only. PATH is everything between the first colon
  * and the last two, so it may hold colons. --keep-perf-fd keeps each perf
  * event fd open next to its link, as libbpf-made links do (the kernel's
- * BPF_TASK_FD_QUERY answers for such an fd).
+ * BPF_TASK_FD_QUERY answers for such an fd). Each SPEC link runs a
+ * program of its own.
  *
  * Output, one tab-separated line per link, in the order of the specs:
  *   ID TYPE NAME OFFSET COOKIE PROG_ID
@@ -23,9 +27,23 @@
  * "ready"; mklinks then waits for EOF on stdin (or a signal) and exits,
  * which detaches its links. With --pin it pins each link as DIR/link_ID
  * and exits after "ready" (remove the pins to detach).
+ *
+ * --set makes the foreign link set of the listing benchmark (bench/): many
+ * links, pinned in DIR so that no process holds their fds and the set
+ * outlives this program (the kernel needs ~0.1 s to release one uprobe
+ * link, so the set is made once per run). NUPROBES uprobes on the FUNC
+ * symbols of BINARY's .symtab whose names start with PREFIX (in symbol
+ * table order), NTRACEPOINTS links on distinct, rarely firing tracepoints
+ * and NSOFTWARE cpu-clock events spread over the online CPUs with a period
+ * long enough never to fire; one program per kind. Each link is pinned as
+ * DIR/link_ID and its fd closed at once, as is each perf event fd (the fd
+ * limit). Prints "made N" and exits 0 when every link was made; 1
+ * otherwise (the links made so far stay pinned: remove DIR to release
+ * them).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +67,7 @@ struct spec {
 	uint64_t ref_ctr;
 	uint64_t config;
 	int cpu;
+	uint64_t period; /* software: sample_period */
 	uint64_t cookie;
 };
 
@@ -128,6 +147,7 @@ static int parse_spec(char *arg, struct spec *sp)
 	}
 	if (!strcmp(arg, "software")) {
 		sp->kind = K_SOFTWARE;
+		sp->period = 1000000;
 		if (!strcmp(mid, "-1")) {
 			sp->cpu = -1;
 		} else {
@@ -241,11 +261,12 @@ static int open_event(const struct spec *sp)
 	/* a BPF program attaches only to a sampling event */
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = sp->config;
-	attr.sample_period = 1000000;
+	attr.sample_period = sp->period;
 	return perf_open(&attr, sp->cpu < 0 ? 0 : -1, sp->cpu);
 }
 
-static int load_prog(enum kind kind)
+/* A program that returns 0, of the type that @kind attaches; named @name. */
+static int load_prog(enum kind kind, const char *name)
 {
 	static const struct bpf_insn insns[] = {
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
@@ -255,16 +276,12 @@ static int load_prog(enum kind kind)
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log,
 		    .log_size = sizeof(log), .log_level = 0);
 	enum bpf_prog_type type = BPF_PROG_TYPE_KPROBE;
-	const char *name = "mkl_uprobe";
 	int fd;
 
-	if (kind == K_TRACEPOINT) {
+	if (kind == K_TRACEPOINT)
 		type = BPF_PROG_TYPE_TRACEPOINT;
-		name = "mkl_tracepoint";
-	} else if (kind == K_SOFTWARE) {
+	else if (kind == K_SOFTWARE)
 		type = BPF_PROG_TYPE_PERF_EVENT;
-		name = "mkl_event";
-	}
 	fd = bpf_prog_load(type, name, "GPL", insns, 2, &opts);
 	if (fd < 0) {
 		fprintf(stderr, "mklinks: load %s program: %s\n%s", name,
@@ -274,17 +291,13 @@ static int load_prog(enum kind kind)
 	return fd;
 }
 
-/* Make one link and print its line. Return: the link fd. */
-static int make_link(const struct spec *sp, const char *arg)
+/* The link of @sp with program @prog_fd. Return: its fd (exits if none). */
+static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts,
 		    .perf_event.bpf_cookie = sp->cookie);
-	struct bpf_link_info info;
-	struct bpf_prog_info pinfo;
-	uint32_t len = sizeof(info), plen = sizeof(pinfo);
-	int prog_fd, perf_fd, link_fd, err;
+	int perf_fd, link_fd;
 
-	prog_fd = load_prog(sp->kind);
 	if (sp->kind == K_UPROBE || sp->kind == K_URETPROBE)
 		perf_fd = open_uprobe(sp);
 	else
@@ -297,6 +310,21 @@ static int make_link(const struct spec *sp, const char *arg)
 	/* the link holds the event and the program now */
 	if (!keep_perf_fd)
 		close(perf_fd);
+	return link_fd;
+}
+
+/* Make one link, with a program of its own, and print its line. */
+static int make_link(const struct spec *sp, const char *arg)
+{
+	static const char *const prog_names[] = {"mkl_uprobe", "mkl_uprobe",
+						 "mkl_tracepoint", "mkl_event"};
+	struct bpf_link_info info;
+	struct bpf_prog_info pinfo;
+	uint32_t len = sizeof(info), plen = sizeof(pinfo);
+	int prog_fd, link_fd, err;
+
+	prog_fd = load_prog(sp->kind, prog_names[sp->kind]);
+	link_fd = link_spec(sp, prog_fd, arg);
 	memset(&info, 0, sizeof(info));
 	memset(&pinfo, 0, sizeof(pinfo));
 	err = bpf_obj_get_info_by_fd(link_fd, &info, &len);
@@ -347,7 +375,190 @@ static void wait_stdin_eof(void)
 	} while (n > 0 || (n < 0 && errno == EINTR));
 }
 
-int main(int argc, char **argv)
+/* ---- --set: the benchmarks' foreign set ---- */
+
+/* Tracepoints that an idle VM hardly ever hits. */
+static const char *const quiet_tps[] = {
+	"sched:sched_process_exec", "sched:sched_process_fork",
+	"sched:sched_process_exit", "signal:signal_deliver",
+	"signal:signal_generate",   "module:module_load",
+	"module:module_free",	    "oom:mark_victim",
+	"power:cpu_idle_miss",	    "task:task_rename",
+};
+
+/* File offset of a virtual address: the PT_LOAD segment holding it. */
+static int vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (va >= ph.p_vaddr && va < ph.p_vaddr + ph.p_filesz) {
+			*off = va - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Offsets of the first @max FUNC symbols of @sh named @prefix*. */
+static long symtab_offsets(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			   const char *prefix, uint64_t *offs, long max)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	const char *name;
+	GElf_Sym sym;
+	long n = 0;
+	size_t i;
+
+	for (i = 0; d && i < sh->sh_size / sh->sh_entsize && n < max; i++) {
+		if (!gelf_getsym(d, (int)i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || strncmp(name, prefix, strlen(prefix)))
+			continue;
+		if (!vaddr_to_off(elf, sym.st_value, &offs[n]))
+			n++;
+	}
+	return n;
+}
+
+/* Offsets of the first @max FUNC symbols named @prefix* of @bin's .symtab. */
+static long func_offsets(const char *bin, const char *prefix, uint64_t *offs,
+			 long max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	long n = 0;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(bin, NULL, errno);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		die("elf_begin", bin, EINVAL);
+	while ((scn = elf_nextscn(elf, scn)) && n < max)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			n += symtab_offsets(elf, scn, &sh, prefix, offs + n,
+					    max - n);
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+/* Link @sp with @prog, pin the link in @dir, close it. */
+static void set_link(const struct spec *sp, int prog, const char *dir)
+{
+	int fd = link_spec(sp, prog, sp->name);
+
+	pin_link(fd, dir);
+	close(fd);
+}
+
+static void set_uprobes(const char *dir, const char *bin, const char *prefix,
+			long n)
+{
+	uint64_t *offs = calloc(n ? n : 1, sizeof(*offs));
+	char *path = realpath(bin, NULL);
+	struct spec sp = {.kind = K_UPROBE};
+	int prog;
+	long i;
+
+	if (!offs || !path)
+		die(bin, NULL, errno ? errno : ENOMEM);
+	if (func_offsets(path, prefix, offs, n) != n)
+		die("not enough PREFIX functions in BINARY", prefix, ENOENT);
+	prog = load_prog(K_UPROBE, "bench_uprobe");
+	sp.name = path;
+	for (i = 0; i < n; i++) {
+		sp.offset = offs[i];
+		sp.cookie = (uint64_t)i;
+		set_link(&sp, prog, dir);
+	}
+	close(prog);
+	free(offs);
+	free(path);
+}
+
+static void set_tracepoints(const char *dir, long n)
+{
+	struct spec sp = {.kind = K_TRACEPOINT};
+	int prog = load_prog(K_TRACEPOINT, "bench_tp");
+	uint64_t id;
+	long made = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(quiet_tps) / sizeof(quiet_tps[0]) && made < n;
+	     i++) {
+		if (tracepoint_id(quiet_tps[i], &id))
+			continue;
+		sp.name = (char *)quiet_tps[i];
+		sp.cookie = (uint64_t)made++;
+		set_link(&sp, prog, dir);
+	}
+	close(prog);
+	if (made < n)
+		die("not enough tracepoints in tracefs", NULL, ENOENT);
+}
+
+static void set_software(const char *dir, long n)
+{
+	/* 1000 s in ns: sampling, never fires */
+	struct spec sp = {.kind = K_SOFTWARE,
+			  .name = "cpu-clock",
+			  .config = PERF_COUNT_SW_CPU_CLOCK,
+			  .period = 1000000000000ULL};
+	long i, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int prog = load_prog(K_SOFTWARE, "bench_sw");
+
+	for (i = 0; i < n; i++) {
+		sp.cpu = (int)(i % ncpu);
+		sp.cookie = (uint64_t)i;
+		set_link(&sp, prog, dir);
+	}
+	close(prog);
+}
+
+static long arg_count(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || v < 0 || v > 1000000)
+		die("bad count", s, EINVAL);
+	return v;
+}
+
+/* mklinks --set DIR BINARY PREFIX NUPROBES NTRACEPOINTS NSOFTWARE */
+static int set_main(int argc, char **argv)
+{
+	long nu, nt, ns;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: mklinks --set DIR BINARY PREFIX "
+				"NUPROBES NTRACEPOINTS NSOFTWARE\n");
+		return 2;
+	}
+	nu = arg_count(argv[3]);
+	nt = arg_count(argv[4]);
+	ns = arg_count(argv[5]);
+	set_uprobes(argv[0], argv[1], argv[2], nu);
+	set_tracepoints(argv[0], nt);
+	set_software(argv[0], ns);
+	printf("made %ld\n", nu + nt + ns);
+	return 0;
+}
+
+/* mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] SPEC... */
+static int spec_main(int argc, char **argv)
 {
 	const char *pin_dir = NULL;
 	uint64_t ref_ctr = 0;
@@ -394,4 +605,11 @@ int main(int argc, char **argv)
 	if (!pin_dir)
 		wait_stdin_eof();
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--set"))
+		return set_main(argc - 2, argv + 2);
+	return spec_main(argc, argv);
 }

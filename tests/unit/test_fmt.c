@@ -3,15 +3,15 @@
  * fs/fmt.h against snprintf(3): every formatter must give the bytes and
  * the return value that the printf format it replaces gives, for edge
  * values, random values and every buffer size from 0 up (truncation).
+ * One TAP point per edge value, one for the random values.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "fmt.h"
-
-static int failures, checked;
 
 #define GUARD 40 /* the bytes of the buffer under test, 'Z' beyond @len */
 
@@ -29,13 +29,10 @@ static int overrun(const char *gbuf, size_t len)
 static void same(const char *what, uint64_t v, int got, const char *gbuf,
 		 int want, const char *wbuf, size_t len)
 {
-	checked++;
-	if (got == want && (!len || !strcmp(gbuf, wbuf)) &&
-	    !overrun(gbuf, len))
-		return;
-	failures++;
-	printf("not ok: %s(%" PRIu64 ") len %zu: got %d '%s', want %d '%s'\n",
-	       what, v, len, got, len ? gbuf : "", want, len ? wbuf : "");
+	EXPECT(got == want && (!len || !strcmp(gbuf, wbuf)) &&
+		       !overrun(gbuf, len),
+	       "%s(%" PRIu64 ") len %zu: got %d '%s', want %d '%s'", what, v,
+	       len, got, len ? gbuf : "", want, len ? wbuf : "");
 }
 
 static void check_value(uint64_t v, const char *s)
@@ -72,8 +69,11 @@ int main(void)
 					    "/usr/lib/x86_64-linux-gnu/libc.so.6" };
 	size_t i;
 
-	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
 		check_value(edges[i], strs[i % 4]);
+		group_end("%" PRIu64 " and '%s', every buffer size", edges[i],
+			  strs[i % 4]);
+	}
 	srandom(7);
 	for (i = 0; i < 2000; i++) {
 		uint64_t v = (uint64_t)random() << 33 ^ (uint64_t)random() << 2 ^
@@ -81,7 +81,6 @@ int main(void)
 
 		check_value(v >> (i % 64), strs[i % 4]);
 	}
-	printf("%s: %d of %d checks failed\n", failures ? "FAIL" : "ok",
-	       failures, checked);
-	return failures ? 1 : 0;
+	group_end("2000 random values, every buffer size");
+	return done_testing();
 }

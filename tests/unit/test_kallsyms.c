@@ -13,6 +13,10 @@
  * child with all capabilities in a new user namespace (which do not count),
  * and pid 0; the expected answers come from the kernel's sysctls and
  * capget(2), never from fs/access.c.
+ *
+ * Usage: test_kallsyms [--table | --live]: the table alone (suite unit:
+ * pure code), the live processes alone (suite kernel: /proc, capabilities
+ * of root), or both.
  */
 #include <errno.h>
 #include <sched.h>
@@ -28,8 +32,7 @@
 #include <linux/capability.h>
 
 #include "bpflinkfs.h"
-
-static int failures, checked;
+#include "check.h"
 
 static const struct {
 	int kptr_restrict, paranoid;
@@ -57,30 +60,27 @@ static const struct {
 	{ 3, -1, true, false },	 { -1, -1, true, false },
 };
 
-static void expect(bool got, bool want, const char *what)
+static const char *shown(bool yes)
 {
-	checked++;
-	if (got == want)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL: %s: expected %s, got %s\n", what,
-		want ? "shown" : "hidden", got ? "shown" : "hidden");
+	return yes ? "shown" : "hidden";
 }
 
 static void check_table(void)
 {
 	char what[128];
 	size_t i;
+	bool got;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(what, sizeof(what),
 			 "kptr_restrict=%d perf_event_paranoid=%d cap_syslog=%d",
 			 cases[i].kptr_restrict, cases[i].paranoid,
 			 cases[i].cap_syslog);
-		expect(reader_sees_kernel_addrs(cases[i].kptr_restrict,
-						cases[i].paranoid,
-						cases[i].cap_syslog),
-		       cases[i].shown, what);
+		got = reader_sees_kernel_addrs(cases[i].kptr_restrict,
+					       cases[i].paranoid,
+					       cases[i].cap_syslog);
+		CHECK(got == cases[i].shown, "%s: %s (expected %s)", what,
+		      shown(got), shown(cases[i].shown));
 	}
 }
 
@@ -98,8 +98,7 @@ static int read_sysctl(const char *path)
 	int v = 0;
 
 	if (!f || fscanf(f, "%d", &v) != 1) {
-		fprintf(stderr, "cannot read %s\n", path);
-		exit(1);
+		bail_out("cannot read %s", path);
 	}
 	fclose(f);
 	return v;
@@ -116,30 +115,39 @@ static bool self_in_initial_userns(void)
 	       st.st_ino == USER_INIT_INO;
 }
 
+/* This process's capability sets, from capget(2). */
+struct caps {
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[2];
+};
+
+#define SYSLOG_WORD (CAP_SYSLOG / 32)
+#define SYSLOG_BIT (1u << (CAP_SYSLOG % 32))
+
+static bool caps_get(struct caps *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	return syscall(SYS_capget, &c->hdr, c->data) == 0;
+}
+
 /* CAP_SYSLOG in the effective set, which counts in the initial namespace */
 static bool self_has_cap_syslog(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct caps c;
 
-	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	return data[CAP_SYSLOG / 32].effective & (1u << (CAP_SYSLOG % 32));
+	return caps_get(&c) && (c.data[SYSLOG_WORD].effective & SYSLOG_BIT);
 }
 
 static bool drop_cap_syslog(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { 0 };
+	struct caps c;
 
-	if (syscall(SYS_capget, &hdr, data))
+	if (!caps_get(&c))
 		return false;
-	data[CAP_SYSLOG / 32].effective &= ~(1u << (CAP_SYSLOG % 32));
-	return syscall(SYS_capset, &hdr, data) == 0 && !self_has_cap_syslog();
+	c.data[SYSLOG_WORD].effective &= ~SYSLOG_BIT;
+	return syscall(SYS_capset, &c.hdr, c.data) == 0 &&
+	       !self_has_cap_syslog();
 }
 
 /*
@@ -179,16 +187,26 @@ static pid_t child(int how)
 	return pid;
 }
 
+/* reader_may_see_addrs(@pid) against the kernel's rule for @cap. */
+static void expect_pid(pid_t pid, int kptr, int paranoid, bool cap,
+		       const char *what)
+{
+	bool got = reader_may_see_addrs(pid);
+	bool want = kernel_rule(kptr, paranoid, cap);
+
+	CHECK(got == want, "%s: %s (expected %s)", what, shown(got),
+	      shown(want));
+}
+
 static void check_process(int how, int kptr, int paranoid, const char *what)
 {
 	pid_t pid = child(how);
 
 	if (pid < 0) {
-		printf("skip: %s (not possible here)\n", what);
+		skip("%s (not possible here)", what);
 		return;
 	}
-	expect(reader_may_see_addrs(pid), kernel_rule(kptr, paranoid, false),
-	       what);
+	expect_pid(pid, kptr, paranoid, false, what);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
@@ -199,30 +217,32 @@ static void check_live(void)
 	int paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
 	bool cap = self_has_cap_syslog() && self_in_initial_userns();
 
-	printf("host: kptr_restrict=%d perf_event_paranoid=%d, this process"
-	       " %s CAP_SYSLOG\n", kptr, paranoid, cap ? "has" : "lacks");
-	expect(reader_may_see_addrs(getpid()), kernel_rule(kptr, paranoid, cap),
-	       "this process");
-	expect(reader_may_see_addrs(0), kernel_rule(kptr, paranoid, false),
-	       "pid 0 (another pid namespace)");
+	diag("host: kptr_restrict=%d perf_event_paranoid=%d, this process"
+	     " %s CAP_SYSLOG",
+	     kptr, paranoid, cap ? "has" : "lacks");
+	expect_pid(getpid(), kptr, paranoid, cap, "this process");
+	expect_pid(0, kptr, paranoid, false, "pid 0 (another pid namespace)");
 	/* a pid that does not exist: no status to read, so unprivileged */
-	expect(reader_may_see_addrs(0x3fffffff),
-	       kernel_rule(kptr, paranoid, false), "a pid that does not exist");
+	expect_pid(0x3fffffff, kptr, paranoid, false,
+		   "a pid that does not exist");
 	if (cap) {
 		check_process(0, kptr, paranoid, "a child without CAP_SYSLOG");
 		check_process(1, kptr, paranoid,
 			      "a child with CAP_SYSLOG in a new user namespace");
+	} else {
+		skip("the children that drop CAP_SYSLOG: this process lacks it");
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_table();
-	check_live();
-	if (failures) {
-		printf("%d of %d checks failed\n", failures, checked);
-		return 1;
-	}
-	printf("all %d checks passed\n", checked);
-	return 0;
+	const char *what = argc > 1 ? argv[1] : "";
+
+	if (*what && strcmp(what, "--table") && strcmp(what, "--live"))
+		bail_out("usage: test_kallsyms [--table | --live]");
+	if (strcmp(what, "--live"))
+		check_table();
+	if (strcmp(what, "--table"))
+		check_live();
+	return done_testing();
 }

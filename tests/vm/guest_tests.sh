@@ -50,14 +50,16 @@ rd() {
 
 feature() { sed -n "s/^$1 //p" "$MNT/features"; }
 
-# run_prog NAME CMD...: a test program's exit status as the result.
+# run_prog NAME CMD...: a test program's result: its exit status, and a
+# skip where its TAP output (tests/check.h) says "1..0 # SKIP why".
 run_prog() {
-	local name=$1 rc=0 out
+	local name=$1 rc=0 out why
 	shift
 	out=$(timeout 60 "$@" 2>&1) || rc=$?
 	echo "$out" | sed 's/^/    /'
+	why=$(echo "$out" | sed -n 's/^1\.\.0 # SKIP //p')
 	case $rc in
-	0) ok "$name" ;;
+	0) if [ -n "$why" ]; then skip "$name: $why"; else ok "$name"; fi ;;
 	77) skip "$name: $(echo "$out" | tail -n1)" ;;
 	*) fail "$name (exit $rc)" ;;
 	esac

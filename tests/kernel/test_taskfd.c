@@ -21,21 +21,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "check.h"
 #include "linkinfo.h"
 #include "taskfd.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			printf("ok - " __VA_ARGS__);                           \
-		} else {                                                       \
-			printf("not ok - " __VA_ARGS__);                       \
-			failures++;                                            \
-		}                                                              \
-		printf("\n");                                                  \
-	} while (0)
 
 struct mkl {
 	pid_t pid;
@@ -112,8 +100,9 @@ static int mkl_read(struct mkl *m, struct mkl_link *l, int n)
 
 	for (i = 0; i < n; i++) {
 		if (!fgets(line, sizeof(line), m->out) ||
-		    sscanf(line, "%u\t%15s\t%4095[^\t]\t%31s\t%*s\t%u", &l[i].id,
-			   l[i].type, l[i].name, off, &l[i].prog_id) != 5)
+		    sscanf(line, "%u\t%15s\t%4095[^\t]\t%31s\t%*s\t%u",
+			   &l[i].id, l[i].type, l[i].name, off,
+			   &l[i].prog_id) != 5)
 			return -EIO;
 		l[i].offset = strtoull(off, NULL, 0);
 	}
@@ -190,19 +179,17 @@ static int run(const char *mklinks, const char *target, long entry)
 
 	snprintf(up, sizeof(up), "uprobe:%s:0x%lx:1", target, entry);
 	snprintf(urp, sizeof(urp), "uretprobe:%s:0x%lx:2", target, entry);
-	if (!l || mkl_start(&m, kept) || mkl_read(&m, l, 4)) {
-		printf("not ok - mklinks --keep-perf-fd failed\n");
+	if (!CHECK(l && !mkl_start(&m, kept) && !mkl_read(&m, l, 4),
+		   "mklinks --keep-perf-fd made 4 links"))
 		return 1;
-	}
 	for (i = 0; i < 4; i++)
 		check_kept(&l[i]);
 	err = link_info_from_task_fd(l[0].id, l[0].prog_id + 100000, &f);
 	CHECK(err == -ENOENT, "wrong prog id: -ENOENT (got %d)", err);
 	mkl_stop(&m);
-	if (mkl_start(&m, closed) || mkl_read(&m, l, 1)) {
-		printf("not ok - mklinks failed\n");
+	if (!CHECK(!mkl_start(&m, closed) && !mkl_read(&m, l, 1),
+		   "mklinks made a link"))
 		return 1;
-	}
 	err = link_info_from_task_fd(l[0].id, l[0].prog_id, &f);
 	CHECK(err == -ENOENT, "perf fd closed: -ENOENT (got %d)", err);
 	mkl_stop(&m);
@@ -219,27 +206,17 @@ int main(int argc, char **argv)
 	struct stat st;
 	long entry;
 
-	if (geteuid()) {
-		printf("# skip: needs root\n");
-		return 77;
-	}
-	if (!mklinks || !target || access(mklinks, X_OK)) {
-		printf("# skip: no mklinks (set MKLINKS and TARGET)\n");
-		return 77;
-	}
-	if (stat("/sys/kernel/tracing/events/sched/sched_process_exec", &st)) {
-		printf("# skip: no tracefs at /sys/kernel/tracing\n");
-		return 77;
-	}
+	if (geteuid())
+		skip_all("needs root");
+	if (!mklinks || !target || access(mklinks, X_OK))
+		skip_all("no mklinks (set MKLINKS and TARGET)");
+	if (stat("/sys/kernel/tracing/events/sched/sched_process_exec", &st))
+		skip_all("no tracefs at /sys/kernel/tracing");
 	entry = entry_file_offset(target);
-	if (entry < 0) {
-		printf("not ok - no entry point in %s\n", target);
-		return 1;
-	}
+	if (entry < 0)
+		bail_out("no entry point in %s", target);
 	signal(SIGPIPE, SIG_IGN);
 	link_features_detect();
-	if (run(mklinks, target, entry))
-		return 1;
-	printf("# %d failed\n", failures);
-	return failures ? 1 : 0;
+	run(mklinks, target, entry);
+	return done_testing();
 }

@@ -11,59 +11,40 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "check.h"
 #include "counter.h"
 #include "linkinfo.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			printf("ok - " __VA_ARGS__);                           \
-		} else {                                                       \
-			printf("not ok - " __VA_ARGS__);                       \
-			failures++;                                            \
-		}                                                              \
-		printf("\n");                                                  \
-	} while (0)
-
 int main(void)
 {
-	struct perf_probe p = { .kind = PROBE_TRACEPOINT,
-				.tp_category = "sched",
-				.tp_name = "sched_process_exec",
-				.pid = -1,
-				.cpu = -1 };
+	struct perf_probe p = {.kind = PROBE_TRACEPOINT,
+			       .tp_category = "sched",
+			       .tp_name = "sched_process_exec",
+			       .pid = -1,
+			       .cpu = -1};
 	static struct link_fields f;
 	struct counter *c;
 	char msg[256];
 	struct stat st;
 	int pfd, lfd, err;
 
-	if (geteuid()) {
-		printf("# skip: needs root\n");
-		return 77;
-	}
-	if (stat("/sys/kernel/tracing/events/sched/sched_process_exec", &st)) {
-		printf("# skip: no tracefs at /sys/kernel/tracing\n");
-		return 77;
-	}
-	if (link_features_detect() || counter_open(&c, 16)) {
-		printf("not ok - cannot detect features or load counter\n");
-		return 1;
-	}
+	if (geteuid())
+		skip_all("needs root");
+	if (stat("/sys/kernel/tracing/events/sched/sched_process_exec", &st))
+		skip_all("no tracefs at /sys/kernel/tracing");
+	if (link_features_detect() || counter_open(&c, 16))
+		bail_out("cannot detect features or load the counter");
 	pfd = perf_probe_open(&p, msg, sizeof(msg));
-	lfd = pfd < 0 ? pfd :
-			perf_link_create(counter_prog_fd(c, p.kind, 0), pfd, 5);
+	lfd = pfd < 0 ? pfd
+		      : perf_link_create(counter_prog_fd(c, p.kind, 0), pfd, 5);
 	CHECK(lfd >= 0, "tracepoint link made (%s)", lfd < 0 ? msg : "");
 	if (pfd >= 0)
 		close(pfd);
 	if (lfd < 0)
-		return 1;
+		return done_testing();
 	if (!link_features.perf_link_info) {
-		printf("# skip: this kernel has no perf link info\n");
 		close(lfd);
-		return 77;
+		skip_all("this kernel has no perf link info");
 	}
 	err = link_info_read_fd(lfd, &f, 4);
 	CHECK(err == -ENOSPC, "4-byte name buffer gives ENOSPC (got %d)", err);
@@ -81,5 +62,5 @@ int main(void)
 	counter_close(c);
 	err = link_info_read(UINT32_MAX, &f);
 	CHECK(err == -ENOENT, "unknown id gives ENOENT (got %d)", err);
-	return failures ? 1 : 0;
+	return done_testing();
 }

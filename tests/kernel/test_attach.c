@@ -5,7 +5,6 @@
  * numbers known independently (the fixture's loop count, readelf's view of
  * the binary, bpftool's view of the links).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -24,45 +23,13 @@
 #include <bpf/bpf.h>
 
 #include "attach.h"
+#include "check.h"
 #include "counter.h"
 
 #define FIXTURE_FN "bpflinkfs_fixture_fn"
 
-static int failures;
 static char tmpdir[] = "/tmp/bpflinkfs-attach-XXXXXX";
 static char fixture[256];
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			failures++;                                            \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,          \
-				__LINE__, #cond);                              \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fputc('\n', stderr);                                   \
-		}                                                              \
-	} while (0)
-
-static void skip(const char *why)
-{
-	printf("SKIP: %s\n", why);
-	exit(77);
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
 
 static const char fixture_src[] =
 	"#include <stdlib.h>\n"
@@ -86,17 +53,17 @@ static void build_fixture(void)
 	FILE *f;
 
 	if (!mkdtemp(tmpdir))
-		skip("mkdtemp failed");
+		skip_all("mkdtemp failed");
 	snprintf(src, sizeof(src), "%s/fixture.c", tmpdir);
 	snprintf(fixture, sizeof(fixture), "%s/fixture", tmpdir);
 	f = fopen(src, "w");
 	if (!f)
-		skip("cannot write the fixture source");
+		skip_all("cannot write the fixture source");
 	fputs(fixture_src, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "gcc -O1 -o %s %s", fixture, src);
 	if (system(cmd) != 0)
-		skip("gcc cannot build the fixture");
+		skip_all("gcc cannot build the fixture");
 }
 
 /* FIXTURE_FN's virtual address, from readelf -sW. */
@@ -109,14 +76,14 @@ static unsigned long long fixture_sym_vaddr(void)
 	snprintf(cmd, sizeof(cmd), "readelf -sW %s", fixture);
 	p = popen(cmd, "r");
 	if (!p)
-		skip("cannot run readelf");
+		skip_all("cannot run readelf");
 	while (fgets(line, sizeof(line), p))
 		if (sscanf(line, " %*[0-9]: %llx %*s FUNC %*s %*s %*s %255s",
 			   &val, name) == 2 &&
 		    !strcmp(name, FIXTURE_FN))
 			found = val;
 	if (pclose(p) != 0 || !found)
-		skip("readelf -sW did not show the fixture's function");
+		skip_all("readelf -sW did not show the fixture's function");
 	return found;
 }
 
@@ -131,7 +98,7 @@ static unsigned long long fixture_file_offset(unsigned long long vaddr)
 	snprintf(cmd, sizeof(cmd), "readelf -lW %s", fixture);
 	p = popen(cmd, "r");
 	if (!p)
-		skip("cannot run readelf");
+		skip_all("cannot run readelf");
 	while (fgets(line, sizeof(line), p)) {
 		if (sscanf(line, " LOAD %llx %llx %llx %llx %llx", &off, &va,
 			   &pa, &filesz, &memsz) != 5)
@@ -142,7 +109,7 @@ static unsigned long long fixture_file_offset(unsigned long long vaddr)
 		}
 	}
 	if (pclose(p) != 0 || !found)
-		skip("readelf -lW has no LOAD segment for the function");
+		skip_all("readelf -lW has no LOAD segment for the function");
 	return res;
 }
 
@@ -240,32 +207,32 @@ static void test_uprobe(struct counter *c, enum probe_kind kind,
 	bool perf;
 
 	pfd = perf_probe_open(&p, msg, sizeof(msg));
-	CHECK(pfd >= 0, "perf_probe_open: %d %s", pfd, msg);
+	EXPECT(pfd >= 0, "perf_probe_open: %d %s", pfd, msg);
 	prog = counter_prog_fd(c, kind, 0);
 	slot = counter_slot_alloc(c);
-	CHECK(prog >= 0 && slot > 0, "prog %d slot %d", prog, slot);
+	EXPECT(prog >= 0 && slot > 0, "prog %d slot %d", prog, slot);
 	if (pfd < 0 || prog < 0 || slot <= 0)
 		return;
 	lfd = perf_link_create(prog, pfd, slot);
 	close(pfd);
-	CHECK(lfd >= 0, "perf_link_create: %d", lfd);
+	EXPECT(lfd >= 0, "perf_link_create: %d", lfd);
 	if (lfd < 0)
 		return;
 	prog_id = link_prog_id(lfd, &link_id);
-	CHECK(prog_id && prog_id == obj_id(prog), "prog id %u", prog_id);
+	EXPECT(prog_id && prog_id == obj_id(prog), "prog id %u", prog_id);
 	cnt = bpftool_links_of_prog(prog_id, &perf);
-	CHECK(cnt == 1 && perf, "bpftool: %d links of prog %u", cnt, prog_id);
-	CHECK(run_fixture(n) == 0, "fixture failed");
-	CHECK(counter_hits(c, slot, &hits) == 0 && hits == (uint64_t)n,
-	      "%s hits %llu, want %d",
-	      kind == PROBE_UPROBE ? "uprobe" : "uretprobe",
-	      (unsigned long long)hits, n);
+	EXPECT(cnt == 1 && perf, "bpftool: %d links of prog %u", cnt, prog_id);
+	EXPECT(run_fixture(n) == 0, "fixture failed");
+	EXPECT(counter_hits(c, slot, &hits) == 0 && hits == (uint64_t)n,
+	       "%s hits %llu, want %d",
+	       kind == PROBE_UPROBE ? "uprobe" : "uretprobe",
+	       (unsigned long long)hits, n);
 	close(lfd);
 	/* A freed slot comes back zeroed. */
 	counter_slot_free(c, slot);
-	CHECK(counter_slot_alloc(c) == slot, "slot not reused");
-	CHECK(counter_hits(c, slot, &hits) == 0 && hits == 0,
-	      "reused slot has %llu hits", (unsigned long long)hits);
+	EXPECT(counter_slot_alloc(c) == slot, "slot not reused");
+	EXPECT(counter_hits(c, slot, &hits) == 0 && hits == 0,
+	       "reused slot has %llu hits", (unsigned long long)hits);
 	counter_slot_free(c, slot);
 }
 
@@ -282,11 +249,11 @@ static int tp_link(struct counter *c, unsigned int instance, int slot, int *err)
 	char msg[256];
 
 	pfd = perf_probe_open(&p, msg, sizeof(msg));
-	CHECK(pfd >= 0, "tracepoint open: %d %s", pfd, msg);
+	EXPECT(pfd >= 0, "tracepoint open: %d %s", pfd, msg);
 	if (pfd < 0)
 		return *err = pfd;
 	prog = counter_prog_fd(c, PROBE_TRACEPOINT, instance);
-	CHECK(prog >= 0, "tracepoint instance %u: %d", instance, prog);
+	EXPECT(prog >= 0, "tracepoint instance %u: %d", instance, prog);
 	lfd = prog < 0 ? prog : perf_link_create(prog, pfd, slot);
 	close(pfd);
 	*err = lfd < 0 ? lfd : 0;
@@ -303,31 +270,32 @@ static void test_tracepoint(struct counter *c)
 	bool perf;
 
 	l1 = tp_link(c, 0, s1, &err);
-	CHECK(l1 >= 0, "first tracepoint link: %d", err);
+	EXPECT(l1 >= 0, "first tracepoint link: %d", err);
 	l2 = tp_link(c, 0, s2, &err);
-	CHECK(l2 == -EEXIST, "same program twice: %d, want -EEXIST", l2);
+	EXPECT(l2 == -EEXIST, "same program twice: %d, want -EEXIST", l2);
 	if (l2 >= 0)
 		close(l2);
 	l3 = tp_link(c, 1, s2, &err);
-	CHECK(l3 >= 0, "second instance link: %d", err);
-	CHECK(counter_prog_fd(c, PROBE_TRACEPOINT, 1) ==
-		      counter_prog_fd(c, PROBE_TRACEPOINT, 1),
-	      "instance not cached");
+	EXPECT(l3 >= 0, "second instance link: %d", err);
+	EXPECT(counter_prog_fd(c, PROBE_TRACEPOINT, 1) ==
+		       counter_prog_fd(c, PROBE_TRACEPOINT, 1),
+	       "instance not cached");
 	if (l1 < 0 || l3 < 0)
 		goto out;
 	p1 = link_prog_id(l1, &lid);
 	p2 = link_prog_id(l3, &lid);
-	CHECK(p1 && p2 && p1 != p2, "instances share a program: %u %u", p1, p2);
+	EXPECT(p1 && p2 && p1 != p2, "instances share a program: %u %u", p1,
+	       p2);
 	cnt1 = bpftool_links_of_prog(p1, &perf);
 	cnt2 = bpftool_links_of_prog(p2, &perf);
-	CHECK(cnt1 == 1 && cnt2 == 1, "bpftool link counts %d %d", cnt1, cnt2);
+	EXPECT(cnt1 == 1 && cnt2 == 1, "bpftool link counts %d %d", cnt1, cnt2);
 	for (i = 0; i < 100; i++)
 		syscall(SYS_getpid);
 	counter_hits(c, s1, &h1);
 	counter_hits(c, s2, &h2);
 	/* Other processes may call getpid too: at least ours count. */
-	CHECK(h1 >= 100 && h2 >= 100, "tracepoint hits %llu %llu",
-	      (unsigned long long)h1, (unsigned long long)h2);
+	EXPECT(h1 >= 100 && h2 >= 100, "tracepoint hits %llu %llu",
+	       (unsigned long long)h1, (unsigned long long)h2);
 out:
 	if (l1 >= 0)
 		close(l1);
@@ -369,13 +337,13 @@ static void test_software(struct counter *c)
 	char msg[256];
 
 	pfd = perf_probe_open(&p, msg, sizeof(msg));
-	CHECK(pfd >= 0, "cpu-clock open: %d %s", pfd, msg);
+	EXPECT(pfd >= 0, "cpu-clock open: %d %s", pfd, msg);
 	if (pfd < 0)
 		return;
 	lfd = perf_link_create(counter_prog_fd(c, PROBE_SOFTWARE, 0), pfd,
 			       slot);
 	close(pfd);
-	CHECK(lfd >= 0, "cpu-clock link: %d", lfd);
+	EXPECT(lfd >= 0, "cpu-clock link: %d", lfd);
 	sched_getaffinity(0, sizeof(old), &old);
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
@@ -385,8 +353,8 @@ static void test_software(struct counter *c)
 	counter_hits(c, slot, &after);
 	sched_setaffinity(0, sizeof(old), &old);
 	/* 200 ms at one sample per 0.1 ms is ~2000; allow a loaded host. */
-	CHECK(after >= before + 100, "cpu-clock hits %llu -> %llu",
-	      (unsigned long long)before, (unsigned long long)after);
+	EXPECT(after >= before + 100, "cpu-clock hits %llu -> %llu",
+	       (unsigned long long)before, (unsigned long long)after);
 	if (lfd >= 0)
 		close(lfd);
 	counter_slot_free(c, slot);
@@ -400,8 +368,8 @@ static void expect_fail(const struct perf_probe *p, int want, const char *msg)
 	fd = perf_probe_open(p, buf, sizeof(buf));
 	if (fd >= 0)
 		close(fd);
-	CHECK(fd == want, "got %d, want %d (%s)", fd, want, buf);
-	CHECK(strstr(buf, msg), "message \"%s\", want \"%s\"", buf, msg);
+	EXPECT(fd == want, "got %d, want %d (%s)", fd, want, buf);
+	EXPECT(strstr(buf, msg), "message \"%s\", want \"%s\"", buf, msg);
 }
 
 static void test_failures(void)
@@ -432,7 +400,7 @@ static void test_failures(void)
 			    "this kernel has no kprobe "
 			    "support (CONFIG_KPROBES)");
 	else
-		printf("note: this kernel has kprobes, kprobe case skipped\n");
+		diag("this kernel has kprobes, kprobe case skipped");
 	expect_fail(&h, -ENOENT, "no hardware PMU");
 	expect_fail(&t, -ENOENT, "no tracepoint sched:no_such_event");
 	t.tp_category = "..";
@@ -458,7 +426,7 @@ static void test_no_tracefs(void)
 	int st;
 
 	if (pid == 0) {
-		failures = 0; /* count only the child's own */
+		check_st.grp_failed = 0; /* count only the child's own */
 		if (unshare(CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			_exit(77);
@@ -468,11 +436,11 @@ static void test_no_tracefs(void)
 		expect_fail(&t, -ENOENT,
 			    "tracefs is not mounted: mount -t "
 			    "tracefs nodev /sys/kernel/tracing");
-		_exit(failures ? 1 : 0);
+		_exit(check_st.grp_failed ? 1 : 0);
 	}
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		      WEXITSTATUS(st) != 1,
-	      "no-tracefs case failed");
+	EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		       WEXITSTATUS(st) != 1,
+	       "no-tracefs case failed");
 }
 
 static void test_slots(void)
@@ -480,22 +448,22 @@ static void test_slots(void)
 	struct counter *c;
 	int a, b, d, e;
 
-	CHECK(counter_open(&c, 4) == 0, "counter_open(4)");
+	EXPECT(counter_open(&c, 4) == 0, "counter_open(4)");
 	a = counter_slot_alloc(c);
 	b = counter_slot_alloc(c);
 	d = counter_slot_alloc(c);
 	e = counter_slot_alloc(c);
-	CHECK(a == 1 && b == 2 && d == 3 && e == -ENOSPC, "slots %d %d %d %d",
-	      a, b, d, e);
-	CHECK(counter_slot_claim(c, 2) == -EBUSY, "claim of a taken slot");
-	CHECK(counter_slot_claim(c, 0) == -EINVAL, "claim of slot 0");
-	CHECK(counter_slot_claim(c, 4) == -EINVAL, "claim past the end");
+	EXPECT(a == 1 && b == 2 && d == 3 && e == -ENOSPC, "slots %d %d %d %d",
+	       a, b, d, e);
+	EXPECT(counter_slot_claim(c, 2) == -EBUSY, "claim of a taken slot");
+	EXPECT(counter_slot_claim(c, 0) == -EINVAL, "claim of slot 0");
+	EXPECT(counter_slot_claim(c, 4) == -EINVAL, "claim past the end");
 	counter_slot_free(c, 2);
-	CHECK(counter_slot_claim(c, 2) == 0, "claim of a free slot");
-	CHECK(counter_slot_alloc(c) == -ENOSPC, "slot 2 handed out twice");
-	CHECK(counter_prog_fd(c, PROBE_UPROBE, 1) == -EINVAL, "instance 1");
-	CHECK(counter_prog_fd(c, PROBE_TRACEPOINT, 64) == -E2BIG,
-	      "instance 64");
+	EXPECT(counter_slot_claim(c, 2) == 0, "claim of a free slot");
+	EXPECT(counter_slot_alloc(c) == -ENOSPC, "slot 2 handed out twice");
+	EXPECT(counter_prog_fd(c, PROBE_UPROBE, 1) == -EINVAL, "instance 1");
+	EXPECT(counter_prog_fd(c, PROBE_TRACEPOINT, 64) == -E2BIG,
+	       "instance 64");
 	counter_close(c);
 }
 
@@ -504,11 +472,11 @@ static void test_online_cpus(void)
 	int cpus[1024], n, i;
 
 	n = online_cpus(cpus, 1024);
-	CHECK(n == sysconf(_SC_NPROCESSORS_ONLN), "online_cpus %d", n);
+	EXPECT(n == sysconf(_SC_NPROCESSORS_ONLN), "online_cpus %d", n);
 	for (i = 1; i < n; i++)
-		CHECK(cpus[i] > cpus[i - 1], "cpu list not ascending");
+		EXPECT(cpus[i] > cpus[i - 1], "cpu list not ascending");
 	if (n > 1)
-		CHECK(online_cpus(cpus, 1) == -E2BIG, "overflow not reported");
+		EXPECT(online_cpus(cpus, 1) == -E2BIG, "overflow not reported");
 }
 
 static void test_pinned(struct counter *c)
@@ -520,30 +488,30 @@ static void test_pinned(struct counter *c)
 	if (stat("/sys/fs/bpf", &st) ||
 	    bpf_obj_pin(counter_prog_fd(c, PROBE_TRACEPOINT, 0),
 			"/sys/fs/bpf/bpflinkfs_test_tp")) {
-		printf("note: no bpffs at /sys/fs/bpf, prog= cases skipped\n");
+		diag("no bpffs at /sys/fs/bpf, prog= cases skipped");
 		return;
 	}
 	snprintf(tp, sizeof(tp), "/sys/fs/bpf/bpflinkfs_test_tp");
 	snprintf(map, sizeof(map), "/sys/fs/bpf/bpflinkfs_test_map");
 	bpf_obj_pin(counter_map_fd(c), map);
 	fd = prog_open_pinned(tp, PROBE_TRACEPOINT, msg, sizeof(msg));
-	CHECK(fd >= 0 && obj_id(fd) == obj_id(counter_prog_fd(
-					       c, PROBE_TRACEPOINT, 0)),
-	      "pinned tracepoint prog: %d %s", fd, msg);
+	EXPECT(fd >= 0 && obj_id(fd) == obj_id(counter_prog_fd(
+						c, PROBE_TRACEPOINT, 0)),
+	       "pinned tracepoint prog: %d %s", fd, msg);
 	if (fd >= 0)
 		close(fd);
 	fd = prog_open_pinned(tp, PROBE_UPROBE, msg, sizeof(msg));
-	CHECK(fd == -EINVAL && strstr(msg, "needs a kprobe program"),
-	      "wrong type: %d %s", fd, msg);
+	EXPECT(fd == -EINVAL && strstr(msg, "needs a kprobe program"),
+	       "wrong type: %d %s", fd, msg);
 	fd = prog_open_pinned(map, PROBE_UPROBE, msg, sizeof(msg));
-	CHECK(fd == -EINVAL && strstr(msg, "is not a BPF program"),
-	      "map: %d %s", fd, msg);
+	EXPECT(fd == -EINVAL && strstr(msg, "is not a BPF program"),
+	       "map: %d %s", fd, msg);
 	fd = prog_open_pinned("/sys/fs/bpf/bpflinkfs_none", PROBE_UPROBE, msg,
 			      sizeof(msg));
-	CHECK(fd == -ENOENT, "missing pin: %d %s", fd, msg);
+	EXPECT(fd == -ENOENT, "missing pin: %d %s", fd, msg);
 	fd = prog_open_pinned(fixture, PROBE_UPROBE, msg, sizeof(msg));
-	CHECK(fd == -EINVAL && strstr(msg, "not in a BPF filesystem"),
-	      "not bpffs: %d %s", fd, msg);
+	EXPECT(fd == -EINVAL && strstr(msg, "not in a BPF filesystem"),
+	       "not bpffs: %d %s", fd, msg);
 	unlink(tp);
 	unlink(map);
 }
@@ -562,29 +530,29 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	char msg[256];
 
 	err = counter_open_reuse(&c2, counter_map_fd(c));
-	CHECK(err == 0, "counter_open_reuse: %d", err);
+	EXPECT(err == 0, "counter_open_reuse: %d", err);
 	if (err)
 		return;
-	CHECK(obj_id(counter_map_fd(c2)) == obj_id(counter_map_fd(c)),
-	      "not the same map");
-	CHECK(counter_slot_claim(c2, slot) == 0, "claim %d", slot);
+	EXPECT(obj_id(counter_map_fd(c2)) == obj_id(counter_map_fd(c)),
+	       "not the same map");
+	EXPECT(counter_slot_claim(c2, slot) == 0, "claim %d", slot);
 	pfd = perf_probe_open(&p, msg, sizeof(msg));
 	lfd = perf_link_create(counter_prog_fd(c2, PROBE_UPROBE, 0), pfd, slot);
 	close(pfd);
-	CHECK(lfd >= 0, "link with the second counter: %d", lfd);
-	CHECK(run_fixture(321) == 0, "fixture failed");
-	CHECK(counter_hits(c, slot, &hits) == 0 && hits == 321,
-	      "shared map hits %llu, want 321", (unsigned long long)hits);
+	EXPECT(lfd >= 0, "link with the second counter: %d", lfd);
+	EXPECT(run_fixture(321) == 0, "fixture failed");
+	EXPECT(counter_hits(c, slot, &hits) == 0 && hits == 321,
+	       "shared map hits %llu, want 321", (unsigned long long)hits);
 	if (lfd >= 0)
 		close(lfd);
 	counter_close(c2);
 	counter_slot_free(c, slot);
 	bad = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 4, NULL);
-	CHECK(counter_open_reuse(&c2, bad) == -EINVAL, "array map accepted");
+	EXPECT(counter_open_reuse(&c2, bad) == -EINVAL, "array map accepted");
 	close(bad);
-	CHECK(counter_open_reuse(&c2, counter_prog_fd(c, PROBE_UPROBE, 0)) ==
-		      -EINVAL,
-	      "program accepted as a map");
+	EXPECT(counter_open_reuse(&c2, counter_prog_fd(c, PROBE_UPROBE, 0)) ==
+		       -EINVAL,
+	       "program accepted as a map");
 }
 
 static void cleanup(void)
@@ -604,37 +572,45 @@ int main(void)
 	int fds, err;
 
 	if (geteuid() != 0)
-		skip("needs root (BPF, perf events)");
+		skip_all("needs root (BPF, perf events)");
 	if (system("command -v gcc >/dev/null && command -v readelf "
 		   ">/dev/null && command -v bpftool >/dev/null") != 0)
-		skip("needs gcc, readelf and bpftool");
+		skip_all("needs gcc, readelf and bpftool");
 	if (access("/sys/kernel/tracing/events", F_OK) &&
 	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		skip("tracefs is not mounted and cannot be mounted");
+		skip_all("tracefs is not mounted and cannot be mounted");
 	build_fixture();
 	vaddr = fixture_sym_vaddr();
 	off = fixture_file_offset(vaddr);
-	fds = count_fds();
+	fds = check_open_fds();
 	err = counter_open(&c, 1024);
 	if (err) {
 		cleanup();
-		fprintf(stderr, "counter_open: %s\n", strerror(-err));
-		return 1;
+		bail_out("counter_open: %s", strerror(-err));
 	}
 	test_uprobe(c, PROBE_UPROBE, off, 1234);
+	group_end("uprobe: 1234 hits, one link in bpftool, slot reused zeroed");
 	test_uprobe(c, PROBE_URETPROBE, off, 777);
+	group_end("uretprobe: 777 hits, one link in bpftool, slot reused");
 	test_tracepoint(c);
+	group_end("tracepoint: instance 0 twice is EEXIST, instance 1 counts");
 	test_software(c);
+	group_end("cpu-clock on CPU 0 counts");
 	test_failures();
+	group_end("perf_probe_open() errors and their messages");
 	test_pinned(c);
+	group_end("prog_open_pinned()");
 	test_reuse(c, off);
+	group_end("a second counter on the first one's map");
 	counter_close(c);
 	test_slots();
+	group_end("counter slots: alloc, claim, free, limits");
 	test_online_cpus();
-	CHECK(count_fds() == fds, "fds leaked: %d before, %d after", fds,
-	      count_fds());
+	group_end("online_cpus()");
+	CHECK(check_open_fds() == fds, "no fd leaked: %d before, %d after", fds,
+	      check_open_fds());
 	test_no_tracefs();
+	group_end("without tracefs the message says how to mount it");
 	cleanup();
-	printf("%s\n", failures ? "FAILED" : "ok");
-	return failures ? 1 : 0;
+	return done_testing();
 }

@@ -16,22 +16,10 @@
 
 #include <bpf/bpf.h>
 
+#include "check.h"
 #include "link_ids.h"
 
 #define MAX_LINKS (1 << 17)
-
-static int failures;
-
-#define CHECK(cond, ...)                                          \
-	do {                                                      \
-		if (!(cond)) {                                    \
-			failures++;                               \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, \
-				__LINE__);                        \
-			fprintf(stderr, __VA_ARGS__);             \
-			fputc('\n', stderr);                      \
-		}                                                 \
-	} while (0)
 
 /* libbpf's walk: id and link type of every link that is there. */
 static int walk(struct link_id_type *out, int max)
@@ -40,7 +28,7 @@ static int walk(struct link_id_type *out, int max)
 	int n = 0;
 
 	while (n < max && bpf_link_get_next_id(id, &id) == 0) {
-		struct bpf_link_info info = { 0 };
+		struct bpf_link_info info = {0};
 		__u32 len = sizeof(info);
 		int fd = bpf_link_get_fd_by_id(id);
 
@@ -66,29 +54,14 @@ static const struct link_id_type *find(const struct link_id_type *v, int n,
 	return NULL;
 }
 
-int main(void)
-{
-	static struct link_id_type pre[MAX_LINKS], before[MAX_LINKS],
-		after[MAX_LINKS];
-	struct link_id_type *it = NULL;
-	int np, nb, na, n, i, own = 0, err;
+static struct link_id_type pre[MAX_LINKS], before[MAX_LINKS], after[MAX_LINKS];
+static int np, nb, na;
 
-	if (geteuid() != 0) {
-		printf("SKIP: needs root (BPF)\n");
-		return 77;
-	}
-	np = walk(pre, MAX_LINKS);
-	err = link_ids_open();
-	if (err) {
-		printf("SKIP: no link iterator here: %s\n", strerror(-err));
-		return 77;
-	}
-	nb = walk(before, MAX_LINKS);
-	n = link_ids_read(&it);
-	na = walk(after, MAX_LINKS);
-	CHECK(n >= 0, "link_ids_read: %s", strerror(-n));
-	for (i = 1; i < n; i++)
-		CHECK(it[i - 1].id < it[i].id, "not ascending at %d", i);
+/* Every link both walks list around the read is in @it, with its type. */
+static void check_listed(const struct link_id_type *it, int n)
+{
+	int i;
+
 	for (i = 0; i < nb; i++) {
 		const struct link_id_type *a = find(after, na, before[i].id);
 		const struct link_id_type *got = find(it, n, before[i].id);
@@ -98,30 +71,60 @@ int main(void)
 		/* the walks include the iterator's own link: it must not be */
 		if (before[i].type == BPF_LINK_TYPE_ITER && !got)
 			continue;
-		CHECK(got, "link %u (type %u) missing", before[i].id,
-		      before[i].type);
-		if (got)
-			CHECK(got->type == before[i].type,
-			      "link %u: type %u, link info says %u",
-			      before[i].id, got->type, before[i].type);
+		if (EXPECT(got, "link %u (type %u) missing", before[i].id,
+			   before[i].type))
+			EXPECT(got->type == before[i].type,
+			       "link %u: type %u, link info says %u",
+			       before[i].id, got->type, before[i].type);
 	}
+	group_end("every link of both walks listed, with its type");
 	for (i = 0; i < n; i++)
-		CHECK(find(before, nb, it[i].id) || find(after, na, it[i].id),
-		      "link %u listed by neither walk", it[i].id);
-	/* iter links that came with link_ids_open(): its own, left out */
+		EXPECT(find(before, nb, it[i].id) || find(after, na, it[i].id),
+		       "link %u listed by neither walk", it[i].id);
+	group_end("no link that neither walk saw");
+}
+
+/* Iter links that came with link_ids_open(): its own, left out. */
+static void check_own_left_out(const struct link_id_type *it, int n)
+{
+	int i, own = 0;
+
 	for (i = 0; i < nb; i++) {
 		if (before[i].type != BPF_LINK_TYPE_ITER ||
 		    find(pre, np, before[i].id))
 			continue;
 		own++;
-		CHECK(!find(it, n, before[i].id), "its own iter link %u listed",
-		      before[i].id);
+		EXPECT(!find(it, n, before[i].id),
+		       "its own iter link %u listed", before[i].id);
 	}
-	CHECK(own >= 1, "no iter link appeared with link_ids_open()");
+	EXPECT(own >= 1, "no iter link appeared with link_ids_open()");
+	group_end("its own iter link left out");
+}
+
+int main(void)
+{
+	struct link_id_type *it = NULL;
+	int n, i, err;
+
+	if (geteuid() != 0)
+		skip_all("needs root (BPF)");
+	np = walk(pre, MAX_LINKS);
+	err = link_ids_open();
+	if (err)
+		skip_all("no link iterator here: %s", strerror(-err));
+	nb = walk(before, MAX_LINKS);
+	n = link_ids_read(&it);
+	na = walk(after, MAX_LINKS);
+	if (!CHECK(n >= 0, "link_ids_read: %s", n < 0 ? strerror(-n) : "ok"))
+		return done_testing();
+	for (i = 1; i < n; i++)
+		EXPECT(it[i - 1].id < it[i].id, "not ascending at %d", i);
+	group_end("ids ascending");
+	check_listed(it, n);
+	check_own_left_out(it, n);
 	link_ids_close();
 	free(it);
 	CHECK(link_ids_read(&it) == -EOPNOTSUPP, "read after close");
-	printf("%s: %d links listed, %d before, %d after\n",
-	       failures ? "FAIL" : "ok", n, nb, na);
-	return failures ? 1 : 0;
+	diag("%d links listed, %d before, %d after", n, nb, na);
+	return done_testing();
 }

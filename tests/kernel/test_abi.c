@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Checks the project's copy of the perf link ABI (bpf/linkinfo.h) against
+ * the running kernel's BTF: every member offset, and every enum value.
+ * Members the kernel does not have are skipped; a mismatch fails. Reads
+ * /sys/kernel/btf/vmlinux: suite kernel (no root needed).
+ */
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "linkinfo.h"
+
+/* Bit offset of member @name in composite @id, through anonymous members. */
+static int member_offset(const struct btf *btf, __u32 id, const char *name,
+			 __u32 *bits, __u32 *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	int i;
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_composite(t))
+		return -ENOENT;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(btf, m->name_off);
+		__u32 inner;
+
+		if (n && *n) {
+			if (strcmp(n, name))
+				continue;
+			*bits = btf_member_bit_offset(t, i);
+			*type = m->type;
+			return 0;
+		}
+		if (member_offset(btf, m->type, name, &inner, type) == 0) {
+			*bits = btf_member_bit_offset(t, i) + inner;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int path_offset(const struct btf *btf, const char *path, size_t *bytes)
+{
+	char buf[128], *save = NULL, *tok;
+	__s32 root =
+		btf__find_by_name_kind(btf, "bpf_link_info", BTF_KIND_STRUCT);
+	__u32 type, bits, total = 0;
+
+	if (root < 0)
+		return -ENOENT;
+	type = root;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok;
+	     tok = strtok_r(NULL, ".", &save)) {
+		if (member_offset(btf, type, tok, &bits, &type))
+			return -ENOENT;
+		total += bits;
+	}
+	*bytes = total / 8;
+	return 0;
+}
+
+static void check_member(const struct btf *btf, const char *path, size_t ours)
+{
+	size_t kernel;
+
+	if (path_offset(btf, path, &kernel)) {
+		skip("%s: not in this kernel's BTF", path);
+		return;
+	}
+	CHECK(kernel == ours, "%s: kernel offset %zu, ours %zu", path, kernel,
+	      ours);
+}
+
+static void check_enum(const struct btf *btf, const char *name, long ours)
+{
+	__s32 id = btf__find_by_name_kind(btf, "bpf_perf_event_type",
+					  BTF_KIND_ENUM);
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int i;
+
+	if (id < 0) {
+		skip("%s: no enum bpf_perf_event_type", name);
+		return;
+	}
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++) {
+		if (strcmp(btf__name_by_offset(btf, e->name_off), name))
+			continue;
+		CHECK(e->val == ours, "%s: kernel %d, ours %ld", name, e->val,
+		      ours);
+		return;
+	}
+	CHECK(false, "%s in the kernel's enum", name);
+}
+
+/* The kernel's struct may be smaller (older), never larger than ours. */
+static void check_size(const struct btf *btf)
+{
+	__s32 id =
+		btf__find_by_name_kind(btf, "bpf_link_info", BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+
+	CHECK(!t || t->size <= sizeof(struct abi_link_info),
+	      "kernel bpf_link_info is %u bytes, ours %zu", t ? t->size : 0,
+	      sizeof(struct abi_link_info));
+}
+
+/* clang-format off */
+#define MEMBER(m) { #m, offsetof(struct abi_link_info, m) }
+/* clang-format on */
+
+static const struct {
+	const char *path;
+	size_t offset;
+} members[] = {
+	MEMBER(type),
+	MEMBER(id),
+	MEMBER(prog_id),
+	MEMBER(perf_event),
+	MEMBER(perf_event.type),
+	MEMBER(perf_event.uprobe.file_name),
+	MEMBER(perf_event.uprobe.name_len),
+	MEMBER(perf_event.uprobe.offset),
+	MEMBER(perf_event.uprobe.cookie),
+	MEMBER(perf_event.uprobe.ref_ctr_offset),
+	MEMBER(perf_event.kprobe.func_name),
+	MEMBER(perf_event.kprobe.name_len),
+	MEMBER(perf_event.kprobe.offset),
+	MEMBER(perf_event.kprobe.addr),
+	MEMBER(perf_event.kprobe.missed),
+	MEMBER(perf_event.kprobe.cookie),
+	MEMBER(perf_event.tracepoint.tp_name),
+	MEMBER(perf_event.tracepoint.name_len),
+	MEMBER(perf_event.tracepoint.cookie),
+	MEMBER(perf_event.event.config),
+	MEMBER(perf_event.event.type),
+	MEMBER(perf_event.event.cookie),
+};
+
+static const struct {
+	const char *name;
+	long value;
+} kinds[] = {
+	{"BPF_PERF_EVENT_UNSPEC", PERF_LINK_UNSPEC},
+	{"BPF_PERF_EVENT_UPROBE", PERF_LINK_UPROBE},
+	{"BPF_PERF_EVENT_URETPROBE", PERF_LINK_URETPROBE},
+	{"BPF_PERF_EVENT_KPROBE", PERF_LINK_KPROBE},
+	{"BPF_PERF_EVENT_KRETPROBE", PERF_LINK_KRETPROBE},
+	{"BPF_PERF_EVENT_TRACEPOINT", PERF_LINK_TRACEPOINT},
+	{"BPF_PERF_EVENT_EVENT", PERF_LINK_EVENT},
+};
+
+int main(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+
+	if (!btf)
+		skip_all("no kernel BTF (/sys/kernel/btf/vmlinux)");
+	for (i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+		check_member(btf, members[i].path, members[i].offset);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		check_enum(btf, kinds[i].name, kinds[i].value);
+	check_size(btf);
+	btf__free(btf);
+	return done_testing();
+}
