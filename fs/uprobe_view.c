@@ -10,8 +10,8 @@
  * up: a lookup there is a request to the daemon itself, which hangs it for
  * good when it runs single-threaded.
  */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <pthread.h>

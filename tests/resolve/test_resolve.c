@@ -305,6 +305,28 @@ static void expect_path_err(const char *in, int want, const char *needle)
 	       needle);
 }
 
+/* A writer the daemon cannot see: no cwd, no /proc/self; absolute works. */
+static void expect_unseen(void)
+{
+	char out[PATH_MAX], pie[PATH_MAX], loop[PATH_MAX];
+	struct target_error e = {0};
+	int err;
+
+	fx_path("pie", pie);
+	err = uprobe_resolve_path("./pie", UPROBE_PID_UNSEEN, out, &e);
+	CHECK(err == -EINVAL && strstr(e.msg, "not visible"),
+	      "unseen writer, relative path: %d '%s'", err, e.msg);
+	err = uprobe_resolve_path("/proc/self/exe", UPROBE_PID_UNSEEN, out, &e);
+	CHECK(err == -EINVAL && strstr(e.msg, "/proc/self"),
+	      "unseen writer, /proc/self: %d '%s'", err, e.msg);
+	expect_path(pie, UPROBE_PID_UNSEEN, pie);
+	/* a symlink loop ends */
+	fx_path("loop", loop);
+	CHECK(symlink("loop", loop) == 0 || errno == EEXIST, "symlink loop");
+	err = uprobe_resolve_path(loop, 0, out, &e);
+	CHECK(err == -ELOOP, "symlink loop: %d '%s'", err, e.msg);
+}
+
 static void test_paths(void)
 {
 	char pie[PATH_MAX], p[PATH_MAX];
@@ -333,10 +355,17 @@ static void test_paths(void)
 	}
 	usleep(100000);
 	expect_path("../pie", child, pie);
+	/* the writer's view: /proc/self is the writer, magic links followed */
+	snprintf(p, sizeof(p), "/proc/%d/cwd/../pie", (int)child);
+	expect_path(p, 0, pie);
+	expect_path("/proc/self/cwd/../pie", child, pie);
+	snprintf(p, sizeof(p), "/proc/%d/root%s", (int)child, pie);
+	expect_path(p, 0, pie);
 	close(fds[1]);
 	close(fds[0]);
 	waitpid(child, NULL, 0);
 	EXPECT(chdir("/") == 0, "chdir /");
+	expect_unseen();
 
 	fx_path("notelf.txt", p);
 	expect_path_err(p, -EINVAL, "not an ELF");
