@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: whole sequences of writes to the control file's write
  * handler (fs/control.c: line assembly, all-or-nothing requests, read-back,
- * error_log), with fs/parse.c behind it. The kernel side (probe_create(),
+ * error_log), with bpf/parse.c behind it. The kernel side (probe_create(),
  * owned_remove() ...) is replaced by a model registry below, which makes,
  * fails and removes "links" deterministically from the line's bytes.
  *
