@@ -192,9 +192,9 @@ static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
 	attr.disabled = 1;
 	fd = open_any_cpu(&attr, p);
 	if (fd < 0)
-		set_msg(msg, msglen, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
-			p->target, (unsigned long long)p->offset,
-			strerror(-fd));
+		set_msg(msg, msglen, "%s %s+0x%llx: %s",
+			probe_kind_name(p->kind), p->target,
+			(unsigned long long)p->offset, strerror(-fd));
 	return fd;
 }
 
@@ -428,8 +428,9 @@ static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 	if (info.type != (uint32_t)want) {
 		const char *have = libbpf_bpf_prog_type_str(info.type);
 
-		set_msg(msg, msglen, "%s is a %s program; a %s needs a %s program",
-			path, have ? have : "unknown", probe_kind_name(kind),
+		set_msg(msg, msglen,
+			"%s is a %s program; a %s needs a %s program", path,
+			have ? have : "unknown", probe_kind_name(kind),
 			want_name);
 		return -EINVAL;
 	}

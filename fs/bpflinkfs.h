@@ -10,6 +10,8 @@
 
 #include "link_ids.h"
 #include "linkinfo.h"
+#include "log.h"
+#include "owned.h"
 #include "parse.h"
 
 struct counter;
@@ -17,8 +19,6 @@ struct counter;
 /* Daemon-wide state, set up once in main() */
 struct daemon {
 	struct counter *counter;
-	uint32_t counter_slots;
-	bool foreground;
 	bool allow_other;
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
 	uid_t uid;
@@ -63,85 +63,6 @@ bool writer_may_attach(pid_t pid);
 
 /** sysctl_read_int() - read an integer from /proc/sys; -errno on error */
 int sysctl_read_int(const char *path, int *value);
-
-/* --- owned.c: links this mount created ---------------------------------- */
-
-struct owned_info {
-	__u32 id;
-	int slot; /* counter slot (= cookie) for the built-in program, or -1 */
-	enum probe_kind kind;
-	dev_t dev; /* uprobe: the file probed */
-	ino_t ino;
-	/* what the daemon knows of the link without asking the kernel */
-	struct link_fields f;
-	char category[PROBE_NAME_MAX]; /* tracepoint */
-	char spec[8192];	       /* the command that created it */
-};
-
-/**
- * owned_add() - register a link created by this mount
- * @info: copied; @info->id must be the kernel link id of @fd
- * @fd: the link fd, owned by the registry from now on
- * Return: 0 or -ENOMEM.
- */
-int owned_add(const struct owned_info *info, int fd);
-
-/**
- * owned_get() - copy an owned link's record
- * Return: 0, or -ENOENT when @id is not owned (or being removed).
- */
-int owned_get(__u32 id, struct owned_info *out);
-
-/** owned_is_dying() - @id was removed and waits for the reaper */
-bool owned_is_dying(__u32 id);
-
-/**
- * owned_dying_ids() - every id removed but maybe still listed by the
- * kernel, ascending; taken before an enumeration so that a link whose
- * release ends during it is not listed
- * Return: the count and a malloc'd array in *ids, or -ENOMEM.
- */
-int owned_dying_ids(__u32 **ids);
-
-/**
- * owned_remove() - detach an owned link: it leaves the tree at once, the
- * reaper closes its fd and frees its counter slot in the background.
- * Return: 0, -ENOENT (unknown id), -EPERM (a link this mount does not own).
- */
-int owned_remove(__u32 id);
-
-/**
- * owned_forget() - an owned link lost its pin (removed by hand): unlist it
- * and hand it to the reaper like owned_remove(); its counter slot stays
- * taken if something else still holds the link
- * Return: 0, or -ENOENT when @id is not owned.
- */
-int owned_forget(__u32 id);
-
-/**
- * owned_ids() - the ids of every owned link, ascending
- * Return: the count and a malloc'd array in *ids, or -ENOMEM.
- */
-int owned_ids(__u32 **ids);
-
-/** owned_remove_all() - owned_remove() every owned link; returns the count */
-int owned_remove_all(void);
-
-/**
- * owned_list() - "ID<TAB>COMMAND\n" for every owned link, in id order
- * Return: malloc'd string (caller frees) and its length in *len; NULL on
- * ENOMEM.
- */
-char *owned_list(size_t *len);
-
-/** owned_count() - number of owned links */
-size_t owned_count(void);
-
-/** reaper_start() - start the threads that close removed links' fds */
-int reaper_start(void);
-
-/** reaper_drain() - remove every owned link and wait until all are closed */
-void reaper_drain(void);
 
 /* --- control.c ---------------------------------------------------------- */
 
@@ -235,9 +156,9 @@ struct link_file {
 #define LF_COOKIE (1u << 0) /* only if the kernel reports cookies */
 #define LF_MISSED (1u << 1)
 #define LF_REFCTR (1u << 2)
-#define LF_OWNED (1u << 3)  /* only on links this mount created */
-#define LF_LIVE (1u << 4)   /* a counter: direct_io, size 0 */
-#define LF_READER (1u << 5) /* depends on the reader: direct_io, size 0 */
+#define LF_OWNED (1u << 3)   /* only on links this mount created */
+#define LF_LIVE (1u << 4)    /* a counter: direct_io, size 0 */
+#define LF_READER (1u << 5)  /* depends on the reader: direct_io, size 0 */
 #define LF_BUILTIN (1u << 6) /* owned and running the built-in program */
 
 extern const struct link_file link_files[];
@@ -280,9 +201,5 @@ int links_now(struct link_id_type **out);
  * Return: the count, or -errno.
  */
 int perf_link_ids(__u32 **ids);
-
-/* --- log ---------------------------------------------------------------- */
-void log_msg(int priority, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -29,21 +29,6 @@
 
 struct daemon daemon_state;
 
-void log_msg(int priority, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (daemon_state.foreground) {
-		fprintf(stderr, "bpflinkfs: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	} else {
-		vsyslog(priority, fmt, ap);
-	}
-	va_end(ap);
-}
-
 static void usage(const char *prog)
 {
 	printf("usage: %s [SOURCE] MOUNTPOINT [options]\n\n"
@@ -148,8 +133,8 @@ static bool already_mounted(const char *mnt)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		dash = strstr(line, " - ");
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 && dash &&
-		    strcmp(point, real) == 0 &&
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 &&
+		    dash && strcmp(point, real) == 0 &&
 		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
 			found = true;
 	}
@@ -163,8 +148,9 @@ static int check_prerequisites(const char *mnt)
 	struct stat st;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "bpflinkfs: must run as root (BPF link "
-				"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
+		fprintf(stderr,
+			"bpflinkfs: must run as root (BPF link "
+			"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
 			mnt);
 		return -EPERM;
 	}
@@ -174,16 +160,18 @@ static int check_prerequisites(const char *mnt)
 		return -ENOENT;
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
-				"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		fprintf(stderr,
+			"bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
+			"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -ENOENT;
 	}
 	if (stat(mnt, &st) && errno == ENOTCONN) {
 		/* a killed daemon left its mount behind */
 		if (umount2(mnt, MNT_DETACH)) {
-			fprintf(stderr, "bpflinkfs: %s is a stale mount "
-					"(Transport endpoint is not connected): "
-					"run 'fusermount3 -uz %s'\n",
+			fprintf(stderr,
+				"bpflinkfs: %s is a stale mount "
+				"(Transport endpoint is not connected): "
+				"run 'fusermount3 -uz %s'\n",
 				mnt, mnt);
 			return -ENOTCONN;
 		}
@@ -191,20 +179,23 @@ static int check_prerequisites(const char *mnt)
 			mnt);
 	}
 	if (stat(mnt, &st)) {
-		fprintf(stderr, "bpflinkfs: mountpoint %s does not exist: "
-				"mkdir -p %s\n",
+		fprintf(stderr,
+			"bpflinkfs: mountpoint %s does not exist: "
+			"mkdir -p %s\n",
 			mnt, mnt);
 		return -ENOENT;
 	}
 	if (S_ISDIR(st.st_mode) && already_mounted(mnt)) {
-		fprintf(stderr, "bpflinkfs: %s is already a bpflinkfs mount: "
-				"fusermount3 -u %s first\n",
+		fprintf(stderr,
+			"bpflinkfs: %s is already a bpflinkfs mount: "
+			"fusermount3 -u %s first\n",
 			mnt, mnt);
 		return -EBUSY;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory: "
-				"mount on a directory (mkdir -p DIR)\n",
+		fprintf(stderr,
+			"bpflinkfs: mountpoint %s is not a directory: "
+			"mount on a directory (mkdir -p DIR)\n",
 			mnt);
 		return -ENOTDIR;
 	}
@@ -227,18 +218,18 @@ static void raise_fd_limit(void)
  */
 static void detect_sw_aliases(void)
 {
-	static const __u64 configs[] = { 0 /* cpu-clock */, 1 /* task-clock */ };
+	static const __u64 configs[] = {0 /* cpu-clock */, 1 /* task-clock */};
 	struct link_fields *f = malloc(sizeof(*f));
 	char msg[256];
 	size_t i;
 
 	for (i = 0; f && link_features.perf_link_info && i < 2; i++) {
-		struct perf_probe p = { .kind = PROBE_SOFTWARE,
-					.perf_type = 1 /* PERF_TYPE_SOFTWARE */,
-					.config = configs[i],
-					.period = 1ull << 40,
-					.pid = -1,
-					.cpu = 0 };
+		struct perf_probe p = {.kind = PROBE_SOFTWARE,
+				       .perf_type = 1 /* PERF_TYPE_SOFTWARE */,
+				       .config = configs[i],
+				       .period = 1ull << 40,
+				       .pid = -1,
+				       .cpu = 0};
 		int prog = counter_prog_fd(daemon_state.counter, p.kind, 0);
 		int pfd = perf_probe_open(&p, msg, sizeof(msg)), lfd = -1;
 
@@ -264,17 +255,19 @@ static int daemon_setup(void)
 		return err;
 	}
 	raise_fd_limit();
-	daemon_state.counter_slots = COUNTER_SLOTS;
 	if (pin_dir) {
-		err = pin_dir_open(pin_dir);
+		err = pin_dir_open(pin_dir, COUNTER_SLOTS,
+				   &daemon_state.counter);
 		if (err)
 			return err;
 	} else {
 		err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
 	}
+	owned_counter_set(daemon_state.counter);
 	if (err) {
-		fprintf(stderr, "bpflinkfs: cannot load the built-in BPF "
-				"program: %s\n",
+		fprintf(stderr,
+			"bpflinkfs: cannot load the built-in BPF "
+			"program: %s\n",
 			strerror(-err));
 		return err;
 	}
@@ -283,8 +276,9 @@ static int daemon_setup(void)
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
 	if (err)
-		fprintf(stderr, "bpflinkfs: no BPF link iterator (%s): listing "
-				"link by link\n",
+		fprintf(stderr,
+			"bpflinkfs: no BPF link iterator (%s): listing "
+			"link by link\n",
 			strerror(-err));
 	if (pin_dir)
 		pin_adopt();
@@ -353,7 +347,7 @@ static int info_exit(const struct fuse_cmdline_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct fuse_cmdline_opts o = { 0 };
+	struct fuse_cmdline_opts o = {0};
 	struct fuse_args args;
 	static const struct fuse_opt opts[] = {
 		FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -361,8 +355,7 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("uid=", KEY_UID),
 		FUSE_OPT_KEY("gid=", KEY_GID),
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
-		FUSE_OPT_END
-	};
+		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;
 	int ret;
@@ -391,7 +384,7 @@ int main(int argc, char **argv)
 		ret = info_exit(&o);
 		goto out;
 	}
-	daemon_state.foreground = o.foreground;
+	log_set_foreground(o.foreground);
 	uprobe_exclude_dir(o.mountpoint);
 	if (daemon_setup()) {
 		ret = 1;

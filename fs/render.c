@@ -98,8 +98,7 @@ static int render_config(const struct link_view *v, char *buf, size_t len)
 	return fmt_u64(buf, len, v->f.config, '\n');
 }
 
-static int render_event_type(const struct link_view *v, char *buf,
-			     size_t len)
+static int render_event_type(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_u64(buf, len, v->f.event_type, '\n');
 }
@@ -146,8 +145,8 @@ static int tracefs_category_scan(const char *name, char *out, size_t len)
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s", root,
-			 e->d_name, name);
+		snprintf(path, sizeof(path), "%s/events/%s/%s", root, e->d_name,
+			 name);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (!found)
 				snprintf(out, len, "%s", e->d_name);
@@ -186,7 +185,8 @@ static int tracefs_category(const char *name, char *out, size_t len)
 	for (i = 0; i < CATEGORY_CACHE; i++) {
 		struct category_memo *c = &category_memo[i];
 
-		if (now - c->when < CATEGORY_TTL && strcmp(c->name, name) == 0) {
+		if (now - c->when < CATEGORY_TTL &&
+		    strcmp(c->name, name) == 0) {
 			snprintf(out, len, "%s", c->category);
 			err = c->err;
 			break;
@@ -243,8 +243,8 @@ static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
 	char name[64];
-	int err = linkcache_prog_name(v->f.id, v->f.prog_id, name,
-				      sizeof(name));
+	int err =
+		linkcache_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
 
 	return err ? err : fmt_line(buf, len, name);
 }
@@ -257,27 +257,27 @@ static int render_spec(const struct link_view *v, char *buf, size_t len)
 static int render_hits(const struct link_view *v, char *buf, size_t len)
 {
 	uint64_t hits;
-	int err = counter_hits(daemon_state.counter, v->own.slot, &hits);
+	int err = counter_hits(owned_counter(), v->own.slot, &hits);
 
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
 const struct link_file link_files[] = {
-	{ "type", K_ALL, 0, JSON_STRING, render_type },
-	{ "name", K_ALL, 0, JSON_STRING, render_name },
-	{ "offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset },
-	{ "addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr },
-	{ "config", K_EVENT, 0, JSON_NUMBER, render_config },
-	{ "event_type", K_EVENT, 0, JSON_NUMBER, render_event_type },
-	{ "cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie },
-	{ "missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed },
-	{ "ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr },
-	{ "category", K_TP, LF_MAYBE, JSON_STRING, render_category },
-	{ "symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol },
-	{ "prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id },
-	{ "prog_name", K_ANY, 0, JSON_STRING, render_prog_name },
-	{ "spec", K_ANY, LF_OWNED, JSON_STRING, render_spec },
-	{ "hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits },
+	{"type", K_ALL, 0, JSON_STRING, render_type},
+	{"name", K_ALL, 0, JSON_STRING, render_name},
+	{"offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset},
+	{"addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr},
+	{"config", K_EVENT, 0, JSON_NUMBER, render_config},
+	{"event_type", K_EVENT, 0, JSON_NUMBER, render_event_type},
+	{"cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie},
+	{"missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed},
+	{"ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr},
+	{"category", K_TP, LF_MAYBE, JSON_STRING, render_category},
+	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
+	{"prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id},
+	{"prog_name", K_ANY, 0, JSON_STRING, render_prog_name},
+	{"spec", K_ANY, LF_OWNED, JSON_STRING, render_spec},
+	{"hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -303,8 +303,7 @@ bool link_file_applies(size_t i, const struct link_view *v)
 	return true;
 }
 
-int link_file_render(size_t i, const struct link_view *v, char *buf,
-		     size_t len)
+int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 {
 	int n;
 

@@ -74,28 +74,6 @@ static void reg_drop(size_t i)
 	reg[i] = reg[--reg_len];
 }
 
-/*
- * TODO(issue 13): id_list_reserve() and path_memo_clear() below are copies
- * of fs/create.c's. create.c is in no library, and linking it would bring
- * the real probe_create() that this file models; link them from the bpf/
- * library once they live there apart from probe_create().
- */
-int id_list_reserve(struct id_list *l, size_t more)
-{
-	__u32 *p;
-	size_t cap;
-
-	if (l->len + more <= l->cap)
-		return 0;
-	cap = (l->len + more) * 2;
-	p = realloc(l->ids, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	l->ids = p;
-	l->cap = cap;
-	return 0;
-}
-
 static unsigned int line_hash(const char *line, size_t len)
 {
 	unsigned int h = 2166136261u;
@@ -125,11 +103,6 @@ static int make_one(const char *line, size_t len, struct id_list *made)
 	call_made[call_made_len++] = next_id;
 	made->ids[made->len++] = next_id++;
 	return 0;
-}
-
-void path_memo_clear(struct path_memo *m)
-{
-	m->path = m->canon = NULL;
 }
 
 int probe_create(const struct probe_spec *p, const char *line, size_t len,

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include "attach.h"
-#include "bpflinkfs.h"
+#include "log.h"
+#include "owned.h"
 #include "counter.h"
 #include "create.h"
 #include "pin.h"
@@ -26,7 +27,7 @@ static int program_for(const struct probe_spec *p, unsigned int instance,
 		fd = prog_open_pinned(p->prog, p->kind, ce->msg,
 				      sizeof(ce->msg));
 	} else {
-		fd = counter_prog_fd(daemon_state.counter, p->kind, instance);
+		fd = counter_prog_fd(owned_counter(), p->kind, instance);
 		if (fd < 0)
 			snprintf(ce->msg, sizeof(ce->msg),
 				 "cannot load the built-in program: %s",
@@ -127,7 +128,9 @@ static void fields_from_probe(const struct probe_spec *p,
 	f->config = pp->config;
 	f->event_type = pp->perf_type;
 	snprintf(f->name, sizeof(f->name), "%s",
-		 pp->target ? pp->target : pp->tp_name ? pp->tp_name : "");
+		 pp->target    ? pp->target
+		 : pp->tp_name ? pp->tp_name
+			       : "");
 	/* only where the kernel cannot say: reading kallsyms takes a while */
 	if ((p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) &&
 	    !link_features.perf_link_info &&
@@ -166,7 +169,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 
 	err = own && f ? 0 : -ENOMEM;
 	if (!err && !(p->opts & OPT_PROG)) {
-		slot = counter_slot_alloc(daemon_state.counter);
+		slot = counter_slot_alloc(owned_counter());
 		if (slot < 0) {
 			err = slot;
 			snprintf(ce->msg, sizeof(ce->msg),
@@ -236,7 +239,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		if (lfd >= 0)
 			close(lfd);
 		if (slot > 0)
-			counter_slot_free(daemon_state.counter, slot);
+			counter_slot_free(owned_counter(), slot);
 	}
 	free(own);
 	free(f);
@@ -269,13 +272,6 @@ static int cpus_for(const struct probe_spec *p, int *cpus)
 	return online_cpus(cpus, MAX_CPUS);
 }
 
-void path_memo_clear(struct path_memo *m)
-{
-	free(m->path);
-	free(m->canon);
-	m->path = m->canon = NULL;
-}
-
 /* Not a relative path: those depend on the writer's cwd of the moment. */
 static bool memo_hit(const struct path_memo *m, const char *path)
 {
@@ -297,7 +293,7 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 			  struct path_memo *memo, struct uprobe_target *ut,
 			  struct create_error *ce)
 {
-	struct target_error te = { 0 };
+	struct target_error te = {0};
 	char *canon = malloc(PATH_MAX);
 	int err = 0;
 
@@ -305,9 +301,8 @@ static int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		return -ENOMEM;
 	if (memo_hit(memo, p->path))
 		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else if (!(err = uprobe_resolve_path(p->path,
-					     pid ? pid : UPROBE_PID_UNSEEN,
-					     canon, &te)))
+	else if (!(err = uprobe_resolve_path(
+			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, &te)))
 		memo_set(memo, p->path, canon);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
@@ -362,9 +357,10 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		const char *opt = memmem(line, len, "cpu=", 4);
 
 		err = -EINVAL;
-		snprintf(ce->msg, sizeof(ce->msg),
-			 "cpu %d is not online (see /sys/devices/system/cpu/online)",
-			 p->cpu);
+		snprintf(
+			ce->msg, sizeof(ce->msg),
+			"cpu %d is not online (see /sys/devices/system/cpu/online)",
+			p->cpu);
 		ce->column = opt ? (size_t)(opt - line) : 0;
 	} else if (n < 0) {
 		err = n;
@@ -391,20 +387,4 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	free(spec);
 	free(ut);
 	return err;
-}
-
-int id_list_reserve(struct id_list *l, size_t more)
-{
-	size_t cap;
-	void *p;
-
-	if (l->len + more <= l->cap)
-		return 0;
-	cap = (l->cap ? l->cap * 2 : 16) + more;
-	p = realloc(l->ids, cap * sizeof(*l->ids));
-	if (!p)
-		return -ENOMEM;
-	l->ids = p;
-	l->cap = cap;
-	return 0;
 }
