@@ -204,6 +204,14 @@ static bool tp_name_ok(const char *s)
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
 }
 
+bool pmu_present(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PMU_DIR "/%s", name);
+	return access(path, F_OK) == 0;
+}
+
 const char *tracefs_root(void)
 {
 	char path[64];

@@ -56,6 +56,11 @@ static bool btf_has_path(const struct btf *btf, const char *root,
 	return true;
 }
 
+bool kernel_btf_present(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
 int link_features_detect(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();

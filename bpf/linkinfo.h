@@ -82,6 +82,9 @@ struct link_features {
 
 extern struct link_features link_features;
 
+/** kernel_btf_present() - /sys/kernel/btf/vmlinux is there to read */
+bool kernel_btf_present(void);
+
 /**
  * link_features_detect() - fill link_features from /sys/kernel/btf/vmlinux
  * Return: 0, or -ENOENT (no kernel BTF), or -errno from libbpf.
@@ -94,9 +97,9 @@ struct link_fields {
 	__u32 link_type; /* BPF_LINK_TYPE_* */
 	__u32 prog_id;
 	enum perf_link_kind kind;
-	__u64 offset;	      /* uprobe: file offset; kprobe: from func */
-	__u64 addr;	      /* kprobe: as the kernel showed it to us */
-	__u64 missed;	      /* kprobe */
+	__u64 offset; /* uprobe: file offset; kprobe: from func */
+	__u64 addr;   /* kprobe: as the kernel showed it to us */
+	__u64 missed; /* kprobe */
 	__u64 cookie;
 	__u64 ref_ctr_offset; /* uprobe */
 	__u64 config;	      /* event: perf_event_attr.config */
@@ -145,8 +148,6 @@ int prog_name_read(__u32 prog_id, char *buf, size_t len);
 
 /** perf_link_kind_name() - "uprobe", ..., "event"; NULL for unknown */
 const char *perf_link_kind_name(enum perf_link_kind kind);
-
-
 
 /**
  * link_id_read_fd() - the kernel id of a link fd: one OBJ_GET_INFO_BY_FD

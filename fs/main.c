@@ -159,7 +159,7 @@ static int check_prerequisites(const char *mnt)
 				"run 'modprobe fuse'\n");
 		return -ENOENT;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (!kernel_btf_present()) {
 		fprintf(stderr,
 			"bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
 			"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");

@@ -10,13 +10,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "attach.h"
 #include "bpflinkfs.h"
 #include "counter.h"
 #include "fmt.h"
 #include "link_ids.h"
 #include "linkcache.h"
+#include "links.h"
 #include "perf_names.h"
+#include "tracefs.h"
 #include "uprobe_target.h"
 
 #define K_UPROBE (1u << PERF_LINK_UPROBE | 1u << PERF_LINK_URETPROBE)
@@ -125,88 +126,6 @@ static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
 	return fmt_hex(buf, len, v->f.ref_ctr_offset, 1);
 }
 
-/* A foreign tracepoint's category, when exactly one category has it. */
-static int tracefs_category_scan(const char *name, char *out, size_t len)
-{
-	const char *root = tracefs_root();
-	char path[PATH_MAX];
-	struct dirent *e;
-	int found = 0;
-	DIR *d;
-
-	if (!root)
-		return -ENODATA;
-	snprintf(path, sizeof(path), "%s/events", root);
-	d = opendir(path);
-	if (!d)
-		return -ENODATA;
-	while ((e = readdir(d)) && found < 2) {
-		struct stat st;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s", root, e->d_name,
-			 name);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (!found)
-				snprintf(out, len, "%s", e->d_name);
-			found++;
-		}
-	}
-	closedir(d);
-	return found == 1 ? 0 : -ENODATA;
-}
-
-/*
- * The scan stats every category: remember its answer for a few seconds
- * (tracefs changes only when a module adds or removes events).
- */
-#define CATEGORY_CACHE 64
-#define CATEGORY_TTL 5
-
-struct category_memo {
-	char name[PROBE_NAME_MAX];
-	char category[PROBE_NAME_MAX];
-	int err;
-	time_t when;
-};
-
-static pthread_mutex_t category_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct category_memo category_memo[CATEGORY_CACHE];
-static unsigned int category_next;
-
-static int tracefs_category(const char *name, char *out, size_t len)
-{
-	time_t now = time(NULL);
-	struct category_memo m;
-	int i, err = 1;
-
-	pthread_mutex_lock(&category_lock);
-	for (i = 0; i < CATEGORY_CACHE; i++) {
-		struct category_memo *c = &category_memo[i];
-
-		if (now - c->when < CATEGORY_TTL &&
-		    strcmp(c->name, name) == 0) {
-			snprintf(out, len, "%s", c->category);
-			err = c->err;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&category_lock);
-	if (err <= 0)
-		return err;
-	err = tracefs_category_scan(name, m.category, sizeof(m.category));
-	snprintf(m.name, sizeof(m.name), "%s", name);
-	m.err = err;
-	m.when = now;
-	if (!err)
-		snprintf(out, len, "%s", m.category);
-	pthread_mutex_lock(&category_lock);
-	category_memo[category_next++ % CATEGORY_CACHE] = m;
-	pthread_mutex_unlock(&category_lock);
-	return err;
-}
-
 static int render_category(const struct link_view *v, char *buf, size_t len)
 {
 	char cat[PROBE_NAME_MAX];
@@ -313,84 +232,4 @@ int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 	if (n >= (int)len)
 		return -ENAMETOOLONG;
 	return n;
-}
-
-/* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
- * time; types from the cache. */
-static int walk_links(struct link_id_type **out)
-{
-	struct link_id_type *v = NULL;
-	size_t n = 0, cap = 0;
-	__u32 id = 0;
-	int err;
-
-	while ((err = link_next_id(id, &id)) == 0) {
-		if (n == cap) {
-			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
-						     sizeof(*v));
-
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
-		}
-		v[n++].id = id;
-	}
-	if (err != -ENOENT) {
-		free(v);
-		return err;
-	}
-	*out = v;
-	return linkcache_types(v, n);
-}
-
-int links_now(struct link_id_type **out)
-{
-	int n = link_ids_read(out);
-
-	/* no iterator, or no fd for one (EMFILE): the walk needs none */
-	if (n < 0)
-		n = walk_links(out);
-	if (n >= 0)
-		linkcache_prune(*out, n);
-	return n;
-}
-
-static bool in_sorted(const __u32 *ids, int n, __u32 id)
-{
-	int lo = 0, hi = n;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && ids[lo] == id;
-}
-
-int perf_link_ids(__u32 **out)
-{
-	struct link_id_type *v = NULL;
-	__u32 *ids, *dying = NULL;
-	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(&dying), n, i, kept = 0;
-
-	n = nd < 0 ? nd : links_now(&v);
-	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
-	for (i = 0; ids && i < n; i++)
-		if (v[i].type == LINK_TYPE_PERF_EVENT &&
-		    !in_sorted(dying, nd, v[i].id))
-			ids[kept++] = v[i].id;
-	free(dying);
-	free(v);
-	if (n < 0)
-		return n;
-	if (!ids)
-		return -ENOMEM;
-	*out = ids;
-	return kept;
 }

@@ -18,14 +18,15 @@
 
 #include "bpflinkfs.h"
 #include "fmt.h"
+#include "links.h"
 #include "handles.h"
 #include "tree.h"
 
 #define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
 #define INO_ID(ino) ((__u32)((ino) >> 8))
-#define INO_IDX(ino) ((unsigned int)((ino) & 0x7f))
+#define INO_IDX(ino) ((unsigned int)((ino)&0x7f))
 #define INO_SEES 0x80u
-#define INO_SEES_ADDRS(ino) (((ino) & INO_SEES) != 0)
+#define INO_SEES_ADDRS(ino) (((ino)&INO_SEES) != 0)
 #define ROOT_FILE_BASE 2
 /*
  * The root's files keep their inode while mounted, so the kernel may keep
@@ -65,11 +66,11 @@ static char *render_features_file(const struct reader *r, size_t *len)
 }
 
 static const struct root_file root_files[] = {
-	[RF_CONTROL] = { "control", 0600, NULL },
-	[RF_ERROR_LOG] = { "error_log", 0644, render_error_log },
-	[RF_FEATURES] = { "features", 0444, render_features_file },
-	[RF_LINKS] = { "links", 0444, render_links_table },
-	[RF_JSON] = { "links.json", 0444, render_links_json },
+	[RF_CONTROL] = {"control", 0600, NULL},
+	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
+	[RF_FEATURES] = {"features", 0444, render_features_file},
+	[RF_LINKS] = {"links", 0444, render_links_table},
+	[RF_JSON] = {"links.json", 0444, render_links_json},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
 
@@ -100,8 +101,7 @@ static time_t mount_time;
  * rsync read st_size bytes. Each open drops the page cache (keep_cache
  * 0), so a new open reads a new value.
  */
-static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
-		      off_t size)
+static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode, off_t size)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
@@ -155,7 +155,7 @@ static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
 /* The length of root file @rf as it would read now. */
 static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 {
-	struct reader r = { sees_addrs };
+	struct reader r = {sees_addrs};
 	size_t len = 0;
 	char *buf;
 
@@ -223,7 +223,8 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 				   &size);
 		if (!n)
 			attr_fill(st, ino,
-				  S_IFREG | root_files[idx - ROOT_FILE_BASE].mode,
+				  S_IFREG |
+					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
 		return n;
 	}
@@ -235,7 +236,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	if (!n && idx == 0) {
 		attr_fill(st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
-		struct reader r = { INO_SEES_ADDRS(ino) };
+		struct reader r = {INO_SEES_ADDRS(ino)};
 
 		v->reader = &r;
 		if (!link_file_applies(idx - 1, v))
@@ -270,7 +271,7 @@ static __u32 parse_id(const char *name)
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct fuse_entry_param e = { 0 };
+	struct fuse_entry_param e = {0};
 	size_t i;
 	int err = -ENOENT;
 
@@ -340,9 +341,8 @@ static int dir_add(struct open_dir *d, size_t *cap, const char *name,
 		   fuse_ino_t ino, mode_t mode)
 {
 	if (d->len == *cap) {
-		void *p = realloc(d->entries,
-				  (*cap = *cap ? *cap * 2 : 32) *
-					  sizeof(*d->entries));
+		void *p = realloc(d->entries, (*cap = *cap ? *cap * 2 : 32) *
+						      sizeof(*d->entries));
 
 		if (!p)
 			return -ENOMEM;
@@ -378,7 +378,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
 {
 	struct link_view *v = malloc(sizeof(*v));
-	struct reader r = { false };
+	struct reader r = {false};
 	size_t i;
 	int err = v ? link_view_load(id, v) : -ENOMEM;
 
@@ -500,8 +500,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 		of->control = control_open();
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
-	} else if (acc != O_RDONLY &&
-		   (rf != RF_ERROR_LOG || ctx->uid != 0)) {
+	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
 		*err = -EACCES; /* root bypasses mode bits: refuse here */
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
@@ -537,8 +536,8 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (!*err) {
 		v->reader = &r;
 		of->buf = malloc(2 * PATH_MAX);
-		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX) :
-			      -ENOMEM;
+		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX)
+			    : -ENOMEM;
 		*err = n == -ENODATA ? -ENOENT : n < 0 ? n : 0;
 		of->len = n;
 	}
@@ -613,8 +612,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * Creating and removing links asks what the kernel asks (DESIGN 5): a
  * writer without it changes nothing, and error_log says why.
  */
-static ssize_t control_write_checked(struct control_handle *h,
-				     const char *data, size_t size, pid_t pid)
+static ssize_t control_write_checked(struct control_handle *h, const char *data,
+				     size_t size, pid_t pid)
 {
 	static const char msg[] =
 		"creating or removing links needs CAP_SYS_ADMIN, or CAP_BPF "
@@ -623,8 +622,7 @@ static ssize_t control_write_checked(struct control_handle *h,
 
 	if (writer_may_attach(pid))
 		return control_write(h, data, size, pid);
-	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size,
-		      0);
+	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size, 0);
 	return -EPERM;
 }
 
@@ -641,8 +639,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 					  fuse_req_ctx(req)->pid);
 	} else if (of->error_log) {
 		/* an empty line (or nothing) clears the log */
-		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size :
-								  -EINVAL;
+		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size
+								: -EINVAL;
 		if (n >= 0)
 			error_log_clear();
 	} else {
@@ -662,8 +660,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int err = 0;
 
 	if (of && of->control)
-		err = control_flush(of->control, fuse_req_ctx(req)->pid,
-				    false);
+		err = control_flush(of->control, fuse_req_ctx(req)->pid, false);
 	if (of)
 		handle_put(fi->fh);
 	fuse_reply_err(req, -err);
