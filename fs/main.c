@@ -17,7 +17,9 @@
 #include <fuse_lowlevel.h>
 
 #include "attach.h"
-#include "bpflinkfs.h"
+#include "daemon.h"
+#include "log.h"
+#include "owned.h"
 #include "link_ids.h"
 #include "counter.h"
 #include "perf_names.h"
@@ -26,8 +28,6 @@
 #include "uprobe_target.h"
 
 #define COUNTER_SLOTS 65536
-
-struct daemon daemon_state;
 
 static void usage(const char *prog)
 {
@@ -98,25 +98,26 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 }
 
 enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK };
-static char *pin_dir;
 
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
 {
+	struct daemon *d = data;
+
 	switch (key) {
 	case KEY_ALLOW_OTHER:
-		daemon_state.allow_other = true;
+		d->allow_other = true;
 		return 1;
 	case KEY_PIN_DIR:
-		free(pin_dir);
-		pin_dir = strdup(arg + strlen("pin_dir="));
+		free(d->pin_dir);
+		d->pin_dir = strdup(arg + strlen("pin_dir="));
 		return 0; /* ours, not FUSE's */
 	case KEY_UID:
-		return parse_id_opt(arg, &daemon_state.uid, 10);
+		return parse_id_opt(arg, &d->uid, 10);
 	case KEY_GID:
-		return parse_id_opt(arg, &daemon_state.gid, 10);
+		return parse_id_opt(arg, &d->gid, 10);
 	case KEY_UMASK:
-		return parse_id_opt(arg, &daemon_state.umask, 8);
+		return parse_id_opt(arg, &d->umask, 8);
 	default:
 		return 1;
 	}
@@ -216,7 +217,7 @@ static void raise_fd_limit(void)
  * cpu-clock and task-clock may be forwarded to dynamic PMUs whose type is
  * assigned at boot: make one link on each and see what the kernel reports.
  */
-static void detect_sw_aliases(void)
+static void detect_sw_aliases(struct counter *counter)
 {
 	static const __u64 configs[] = {0 /* cpu-clock */, 1 /* task-clock */};
 	struct link_fields *f = malloc(sizeof(*f));
@@ -230,7 +231,7 @@ static void detect_sw_aliases(void)
 				       .period = 1ull << 40,
 				       .pid = -1,
 				       .cpu = 0};
-		int prog = counter_prog_fd(daemon_state.counter, p.kind, 0);
+		int prog = counter_prog_fd(counter, p.kind, 0);
 		int pfd = perf_probe_open(&p, msg, sizeof(msg)), lfd = -1;
 
 		if (pfd >= 0 && prog >= 0)
@@ -245,7 +246,7 @@ static void detect_sw_aliases(void)
 	free(f);
 }
 
-static int daemon_setup(void)
+static int daemon_setup(struct daemon *d)
 {
 	int err = link_features_detect();
 
@@ -255,15 +256,14 @@ static int daemon_setup(void)
 		return err;
 	}
 	raise_fd_limit();
-	if (pin_dir) {
-		err = pin_dir_open(pin_dir, COUNTER_SLOTS,
-				   &daemon_state.counter);
+	if (d->pin_dir) {
+		err = pin_dir_open(d->pin_dir, COUNTER_SLOTS, &d->counter);
 		if (err)
 			return err;
 	} else {
-		err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
+		err = counter_open(&d->counter, COUNTER_SLOTS);
 	}
-	owned_counter_set(daemon_state.counter);
+	owned_counter_set(d->counter);
 	if (err) {
 		fprintf(stderr,
 			"bpflinkfs: cannot load the built-in BPF "
@@ -271,7 +271,7 @@ static int daemon_setup(void)
 			strerror(-err));
 		return err;
 	}
-	detect_sw_aliases();
+	detect_sw_aliases(d->counter);
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
@@ -280,18 +280,19 @@ static int daemon_setup(void)
 			"bpflinkfs: no BPF link iterator (%s): listing "
 			"link by link\n",
 			strerror(-err));
-	if (pin_dir)
+	if (d->pin_dir)
 		pin_adopt();
 	return 0;
 }
 
-static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o)
+static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
+		       struct daemon *d)
 {
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int err = 1;
 
-	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), NULL);
+	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
 	if (!se)
 		return 1;
 	if (fuse_set_signal_handlers(se))
@@ -347,6 +348,8 @@ static int info_exit(const struct fuse_cmdline_opts *o)
 
 int main(int argc, char **argv)
 {
+	/* the daemon's state: the FUSE userdata of every request */
+	struct daemon daemon_state = {0};
 	struct fuse_cmdline_opts o = {0};
 	struct fuse_args args;
 	static const struct fuse_opt opts[] = {
@@ -374,7 +377,7 @@ int main(int argc, char **argv)
 	if (!wants_info && mnt && check_prerequisites(mnt))
 		return 1;
 	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
-	if (fuse_opt_parse(&args, NULL, opts, opt_proc) ||
+	if (fuse_opt_parse(&args, &daemon_state, opts, opt_proc) ||
 	    fuse_parse_cmdline(&args, &o)) {
 		fprintf(stderr, "bpflinkfs: bad arguments; see --help\n");
 		ret = 2;
@@ -386,7 +389,7 @@ int main(int argc, char **argv)
 	}
 	log_set_foreground(o.foreground);
 	uprobe_exclude_dir(o.mountpoint);
-	if (daemon_setup()) {
+	if (daemon_setup(&daemon_state)) {
 		ret = 1;
 		goto out;
 	}
@@ -395,12 +398,12 @@ int main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (!o.foreground)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
-	ret = run_session(&args, &o);
+	ret = run_session(&args, &o, &daemon_state);
 out:
 	link_ids_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
-	free(pin_dir);
+	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bpflinkfs.h"
+#include "render.h"
+#include "owned.h"
 #include "counter.h"
 #include "fmt.h"
 #include "link_ids.h"

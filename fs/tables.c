@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "attach.h"
-#include "bpflinkfs.h"
+#include "access.h"
+#include "owned.h"
+#include "tables.h"
 #include "fmt.h"
 #include "links.h"
 

@@ -16,7 +16,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bpflinkfs.h"
+#include "access.h"
+#include "control.h"
+#include "daemon.h"
+#include "owned.h"
+#include "render.h"
+#include "tables.h"
 #include "fmt.h"
 #include "links.h"
 #include "handles.h"
@@ -101,16 +106,17 @@ static time_t mount_time;
  * rsync read st_size bytes. Each open drops the page cache (keep_cache
  * 0), so a new open reads a new value.
  */
-static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode, off_t size)
+static void attr_fill(const struct daemon *d, struct stat *st, fuse_ino_t ino,
+		      mode_t mode, off_t size)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_mode = mode;
 	/* control stays root's alone, whatever uid=/umask= say */
 	if (ino != INO_CONTROL) {
-		st->st_mode = mode & ~(daemon_state.umask & 0777);
-		st->st_uid = daemon_state.uid;
-		st->st_gid = daemon_state.gid;
+		st->st_mode = mode & ~(d->umask & 0777);
+		st->st_uid = d->uid;
+		st->st_gid = d->gid;
 	}
 	st->st_nlink = S_ISDIR(mode) ? 2 : 1;
 	st->st_size = size;
@@ -171,7 +177,7 @@ static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 }
 
 /* The root's st_nlink: 2, and one for each link directory. */
-static int root_stat(struct stat *st)
+static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
 	int n = perf_link_ids(&ids);
@@ -179,7 +185,7 @@ static int root_stat(struct stat *st)
 	free(ids);
 	if (n < 0)
 		return n;
-	attr_fill(st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
+	attr_fill(d, st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
 	st->st_nlink = 2 + n;
 	return 0;
 }
@@ -203,7 +209,7 @@ static fuse_ino_t control_node(void)
 }
 
 /* Attributes of @ino, checked against the kernel now. */
-static int ino_stat(fuse_ino_t ino, struct stat *st)
+static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 {
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
@@ -214,7 +220,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	off_t size = 0;
 
 	if (ino == FUSE_ROOT_ID)
-		return root_stat(st);
+		return root_stat(d, st);
 	if (id == 0) {
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
@@ -222,7 +228,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
 				   &size);
 		if (!n)
-			attr_fill(st, ino,
+			attr_fill(d, st, ino,
 				  S_IFREG |
 					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
@@ -234,7 +240,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	buf = malloc(2 * PATH_MAX);
 	n = v && buf ? link_view_load(id, v) : -ENOMEM;
 	if (!n && idx == 0) {
-		attr_fill(st, ino, S_IFDIR | 0555, 0);
+		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
 		struct reader r = {INO_SEES_ADDRS(ino)};
 
@@ -244,7 +250,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 		else
 			n = link_file_render(idx - 1, v, buf, 2 * PATH_MAX);
 		if (n >= 0) {
-			attr_fill(st, ino, S_IFREG | 0444, n);
+			attr_fill(d, st, ino, S_IFREG | 0444, n);
 			n = 0;
 		}
 	}
@@ -292,7 +298,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	    reader_may_see_addrs(fuse_req_ctx(req)->pid))
 		e.ino |= INO_SEES;
 	if (e.ino)
-		err = ino_stat(e.ino, &e.attr);
+		err = ino_stat(fuse_req_userdata(req), e.ino, &e.attr);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
@@ -325,7 +331,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
 	off_t size = handle_size(fi);
 	struct stat st;
-	int err = ino_stat(ino = ino_canon(ino), &st);
+	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
 
 	if (!err && size >= 0) {
 		st.st_size = size;
@@ -678,7 +684,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	struct stat st;
-	int err = ino_stat(ino = ino_canon(ino), &st);
+	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
 	bool trunc_ok = ino == INO_CONTROL ||
 			ino == INO(0, ROOT_FILE_BASE + RF_ERROR_LOG);
 

@@ -29,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpflinkfs.h"
+#include "control.h"
+#include "owned.h"
 #include "create.h"
 
 #define LINE_MAX_BYTES (1u << 20) /* as in fs/control.c */
@@ -109,7 +110,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
 		 struct create_error *ce)
 {
-	static const int errs[] = { -ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG };
+	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};
 	unsigned int h = line_hash(line, len);
 	int n = p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE ? 2 : 1;
 	int i, err;
