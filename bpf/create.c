@@ -133,7 +133,7 @@ static void fields_from_probe(const struct probe_spec *p,
 			       : "");
 	/* only where the kernel cannot say: reading kallsyms takes a while */
 	if ((p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) &&
-	    !link_features.perf_link_info &&
+	    !link_features()->perf_link_info &&
 	    kallsyms_addr(p->path, p->symbol, &f->addr) == 0)
 		f->addr += p->offset;
 }

@@ -80,13 +80,19 @@ struct link_features {
 	bool ref_ctr_offset; /* perf_event.uprobe.ref_ctr_offset (6.16+) */
 };
 
-extern struct link_features link_features;
+/**
+ * link_features() - what this kernel's link info reports; detected from
+ * its BTF on the first call (link_features_detect()), all false when the
+ * kernel has no BTF
+ */
+const struct link_features *link_features(void);
 
 /** kernel_btf_present() - /sys/kernel/btf/vmlinux is there to read */
 bool kernel_btf_present(void);
 
 /**
- * link_features_detect() - fill link_features from /sys/kernel/btf/vmlinux
+ * link_features_detect() - detect link_features() from
+ * /sys/kernel/btf/vmlinux, once; later calls return the first answer
  * Return: 0, or -ENOENT (no kernel BTF), or -errno from libbpf.
  */
 int link_features_detect(void);

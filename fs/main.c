@@ -224,7 +224,7 @@ static void detect_sw_aliases(struct counter *counter)
 	char msg[256];
 	size_t i;
 
-	for (i = 0; f && link_features.perf_link_info && i < 2; i++) {
+	for (i = 0; f && link_features()->perf_link_info && i < 2; i++) {
 		struct perf_probe p = {.kind = PROBE_SOFTWARE,
 				       .perf_type = 1 /* PERF_TYPE_SOFTWARE */,
 				       .config = configs[i],

@@ -43,7 +43,7 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
 		return -ENOENT;
 	v->owned = owned_get(id, &v->own) == 0;
-	if (v->owned && !link_features.perf_link_info) {
+	if (v->owned && !link_features()->perf_link_info) {
 		__u32 prog_id = v->f.prog_id;
 
 		v->f = v->own.f;
@@ -208,15 +208,16 @@ bool link_file_applies(size_t i, const struct link_view *v)
 
 	if (i >= link_file_count || !(lf->kinds & 1u << v->f.kind))
 		return false;
-	if ((lf->flags & LF_COOKIE && !link_features.cookie) ||
-	    (lf->flags & LF_MISSED && !link_features.missed) ||
-	    (lf->flags & LF_REFCTR && !link_features.ref_ctr_offset))
+	if ((lf->flags & LF_COOKIE && !link_features()->cookie) ||
+	    (lf->flags & LF_MISSED && !link_features()->missed) ||
+	    (lf->flags & LF_REFCTR && !link_features()->ref_ctr_offset))
 		return false;
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
 		return false;
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
 		return false;
-	if (lf->flags & LF_ADDR && !link_features.perf_link_info && !v->f.addr)
+	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
+	    !v->f.addr)
 		return false;
 	if (lf->flags & LF_MAYBE)
 		return lf->render(v, buf, sizeof(buf)) >= 0;

@@ -316,18 +316,18 @@ char *render_features(size_t *len)
 	int kptr = -1;
 
 	sysctl_read_int("/proc/sys/kernel/kptr_restrict", &kptr);
-	sbuf_printf(&s, "perf_link_info %d\n", link_features.perf_link_info);
-	sbuf_printf(&s, "cookie %d\n", link_features.cookie);
-	sbuf_printf(&s, "missed %d\n", link_features.missed);
-	sbuf_printf(&s, "ref_ctr_offset %d\n", link_features.ref_ctr_offset);
+	sbuf_printf(&s, "perf_link_info %d\n", link_features()->perf_link_info);
+	sbuf_printf(&s, "cookie %d\n", link_features()->cookie);
+	sbuf_printf(&s, "missed %d\n", link_features()->missed);
+	sbuf_printf(&s, "ref_ctr_offset %d\n", link_features()->ref_ctr_offset);
 	sbuf_printf(&s, "kprobe %d\n", pmu_present("kprobe"));
 	sbuf_printf(&s, "uprobe %d\n", pmu_present("uprobe"));
 	sbuf_printf(&s, "tracepoint %d\n", tracefs != NULL);
 	sbuf_printf(&s, "tracefs_path %s\n", tracefs ? tracefs : "-");
 	sbuf_printf(&s, "kptr_restrict %d\n", kptr);
 	sbuf_printf(&s, "info_source %s\n",
-		    link_features.perf_link_info ? "link_info"
-						 : "task_fd_query");
+		    link_features()->perf_link_info ? "link_info"
+						    : "task_fd_query");
 	sbuf_printf(&s, "other_links %d\n", other_links());
 	return sbuf_finish(&s, len);
 }
