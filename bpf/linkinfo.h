@@ -2,7 +2,7 @@
 /*
  * Link info of BPF perf-event links, with the project's own copy of the
  * kernel ABI: the system's <linux/bpf.h> may predate bpf_link_info.perf_event
- * (added in 6.6). tests/unit/test_abi.c checks these against kernel BTF.
+ * (added in 6.6). tests/kernel/test_abi.c checks these against kernel BTF.
  */
 #ifndef BPFLINKFS_LINKINFO_H
 #define BPFLINKFS_LINKINFO_H
