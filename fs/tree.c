@@ -418,6 +418,26 @@ static void open_file_free(void *obj)
 	free(of);
 }
 
+/*
+ * Reply to an OPEN or OPENDIR: @err (-errno) when it failed, else register
+ * @obj as its handle (@destroy frees @obj, also when it fails).
+ */
+static void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err,
+		       void *obj, void (*destroy)(void *obj))
+{
+	if (!err) {
+		fi->fh = handle_new(obj, destroy);
+		err = fi->fh ? 0 : -ENOMEM;
+	}
+	if (err) {
+		if (obj)
+			destroy(obj);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fuse_reply_open(req, fi);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -435,21 +455,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		err = link_dir_snapshot(INO_ID(ino), d, &cap);
 	else if (!err)
 		err = -ENOTDIR;
-	if (err) {
-		if (d)
-			free(d->entries);
-		free(d);
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = handle_new(d, open_dir_free);
-	if (!fi->fh) {
-		open_dir_free(d);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	fi->cache_readdir = 0;
-	fuse_reply_open(req, fi);
+	reply_open(req, fi, err, d, open_dir_free);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -572,18 +579,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
 		err = -EISDIR;
 	}
-	if (!of) {
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = handle_new(of, open_file_free);
-	if (!fi->fh) {
-		open_file_free(of);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	fi->keep_cache = 0;
-	fuse_reply_open(req, fi);
+	reply_open(req, fi, of ? 0 : err, of, open_file_free);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
