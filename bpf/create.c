@@ -85,6 +85,44 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
+/*
+ * The link on perf event @pfd, running the program; a tracepoint already
+ * running the built-in program gets another instance of it (up to 64).
+ */
+static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
+		       struct create_error *ce, int *lfd)
+{
+	unsigned int instance = 0;
+	int prog = -1, err = 0;
+
+	while (!err) {
+		err = program_for(p, instance, &prog, ce);
+		if (err)
+			break;
+		*lfd = perf_link_create(prog, pfd, cookie);
+		if (p->opts & OPT_PROG)
+			close(prog);
+		if (*lfd == -EEXIST && p->kind == PROBE_TRACEPOINT &&
+		    !(p->opts & OPT_PROG) && instance < 64) {
+			instance++;
+			continue;
+		}
+		err = *lfd < 0 ? *lfd : 0;
+		if (err == -EEXIST)
+			err = -E2BIG;
+		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "64 programs run on this tracepoint, the "
+				 "kernel's limit (removed links count until "
+				 "the kernel has released them)");
+		else if (err)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot create the link: %s", strerror(-err));
+		break;
+	}
+	return err;
+}
+
 /* One link on one CPU (-1: all); its id goes into *id. */
 static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		    int cpu, const char *spec, struct create_error *ce,
@@ -92,8 +130,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 {
 	char kfunc[2 * PROBE_NAME_MAX];
 	struct perf_probe pp;
-	int slot = -1, pfd = -1, lfd = -1, prog = -1, err = 0;
-	unsigned int instance = 0;
+	int slot = -1, pfd = -1, lfd = -1, err = 0;
 	__u64 cookie = p->cookie;
 
 	if (!(p->opts & OPT_PROG)) {
@@ -114,31 +151,8 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		pfd = perf_probe_open(&pp, ce->msg, sizeof(ce->msg));
 		err = pfd < 0 ? pfd : 0;
 	}
-	while (!err) {
-		err = program_for(p, instance, &prog, ce);
-		if (err)
-			break;
-		lfd = perf_link_create(prog, pfd, cookie);
-		if (p->opts & OPT_PROG)
-			close(prog);
-		if (lfd == -EEXIST && p->kind == PROBE_TRACEPOINT &&
-		    !(p->opts & OPT_PROG) && instance < 64) {
-			instance++;
-			continue;
-		}
-		err = lfd < 0 ? lfd : 0;
-		if (err == -EEXIST)
-			err = -E2BIG;
-		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
-			snprintf(ce->msg, sizeof(ce->msg),
-				 "64 programs run on this tracepoint, the "
-				 "kernel's limit (removed links count until "
-				 "the kernel has released them)");
-		else if (err)
-			snprintf(ce->msg, sizeof(ce->msg),
-				 "cannot create the link: %s", strerror(-err));
-		break;
-	}
+	if (!err)
+		err = link_attach(p, pfd, cookie, ce, &lfd);
 	if (pfd >= 0)
 		close(pfd);
 	if (!err)
