@@ -35,31 +35,6 @@ static const char *const tracefs_roots[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-/*
- * Spelled as in the control language; kept here so that this library does
- * not depend on the parser's.
- */
-static const char *kind_name(enum probe_kind kind)
-{
-	switch (kind) {
-	case PROBE_KPROBE:
-		return "kprobe";
-	case PROBE_KRETPROBE:
-		return "kretprobe";
-	case PROBE_UPROBE:
-		return "uprobe";
-	case PROBE_URETPROBE:
-		return "uretprobe";
-	case PROBE_TRACEPOINT:
-		return "tracepoint";
-	case PROBE_SOFTWARE:
-		return "software";
-	case PROBE_HARDWARE:
-		return "hardware";
-	}
-	return "probe";
-}
-
 static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
 {
 	va_list ap;
@@ -217,9 +192,9 @@ static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
 	attr.disabled = 1;
 	fd = open_any_cpu(&attr, p);
 	if (fd < 0)
-		set_msg(msg, msglen, "%s %s+0x%llx: %s", kind_name(p->kind),
-			p->target, (unsigned long long)p->offset,
-			strerror(-fd));
+		set_msg(msg, msglen, "%s %s+0x%llx: %s",
+			probe_kind_name(p->kind), p->target,
+			(unsigned long long)p->offset, strerror(-fd));
 	return fd;
 }
 
@@ -227,6 +202,14 @@ static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
 static bool tp_name_ok(const char *s)
 {
 	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+bool pmu_present(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PMU_DIR "/%s", name);
+	return access(path, F_OK) == 0;
 }
 
 const char *tracefs_root(void)
@@ -453,8 +436,9 @@ static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 	if (info.type != (uint32_t)want) {
 		const char *have = libbpf_bpf_prog_type_str(info.type);
 
-		set_msg(msg, msglen, "%s is a %s program; a %s needs a %s program",
-			path, have ? have : "unknown", kind_name(kind),
+		set_msg(msg, msglen,
+			"%s is a %s program; a %s needs a %s program", path,
+			have ? have : "unknown", probe_kind_name(kind),
 			want_name);
 		return -EINVAL;
 	}

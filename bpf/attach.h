@@ -3,6 +3,7 @@
 #ifndef BPFLINKFS_ATTACH_H
 #define BPFLINKFS_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,7 +14,7 @@ struct perf_probe {
 	enum probe_kind kind;
 	/* kprobe: FUNC or MODULE:FUNC; uprobe: canonical absolute path */
 	const char *target;
-	uint64_t offset; /* kprobe: from FUNC; uprobe: file offset */
+	uint64_t offset;	 /* kprobe: from FUNC; uprobe: file offset */
 	const char *tp_category; /* tracepoint */
 	const char *tp_name;
 	uint32_t perf_type; /* software/hardware: PERF_TYPE_* */
@@ -56,6 +57,12 @@ int perf_link_create(int prog_fd, int perf_fd, uint64_t cookie);
  * Return: the path, or NULL when tracefs is not mounted.
  */
 const char *tracefs_root(void);
+
+/**
+ * pmu_present() - the kernel has the PMU @name ("kprobe", "uprobe") in
+ * /sys/bus/event_source/devices
+ */
+bool pmu_present(const char *name);
 
 /**
  * online_cpus() - parse /sys/devices/system/cpu/online

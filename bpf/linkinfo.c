@@ -4,11 +4,15 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-struct link_features link_features;
+/* detected once (pthread_once), read-only afterwards */
+static struct link_features features;
+static pthread_once_t features_once = PTHREAD_ONCE_INIT;
+static int features_err;
 
 /* Byte offset of a member, looking through anonymous struct/union members. */
 static int btf_member_find(const struct btf *btf, __u32 type_id,
@@ -56,22 +60,40 @@ static bool btf_has_path(const struct btf *btf, const char *root,
 	return true;
 }
 
-int link_features_detect(void)
+bool kernel_btf_present(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+static void features_detect(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 
-	if (!btf)
-		return errno ? -errno : -ENOENT;
-	link_features.perf_link_info =
+	if (!btf) {
+		features_err = errno ? -errno : -ENOENT;
+		return;
+	}
+	features.perf_link_info =
 		btf_has_path(btf, "bpf_link_info", "perf_event.uprobe.offset");
-	link_features.cookie =
+	features.cookie =
 		btf_has_path(btf, "bpf_link_info", "perf_event.uprobe.cookie");
-	link_features.missed =
+	features.missed =
 		btf_has_path(btf, "bpf_link_info", "perf_event.kprobe.missed");
-	link_features.ref_ctr_offset = btf_has_path(
+	features.ref_ctr_offset = btf_has_path(
 		btf, "bpf_link_info", "perf_event.uprobe.ref_ctr_offset");
 	btf__free(btf);
-	return 0;
+}
+
+int link_features_detect(void)
+{
+	pthread_once(&features_once, features_detect);
+	return features_err;
+}
+
+const struct link_features *link_features(void)
+{
+	pthread_once(&features_once, features_detect);
+	return &features;
 }
 
 static int info_get(int fd, struct abi_link_info *info)
@@ -151,7 +173,8 @@ int link_info_read_fd(int fd, struct link_fields *f, size_t name_len)
 	f->id = info.id;
 	f->link_type = info.type;
 	f->prog_id = info.prog_id;
-	if (info.type != LINK_TYPE_PERF_EVENT || !link_features.perf_link_info)
+	if (info.type != LINK_TYPE_PERF_EVENT ||
+	    !link_features()->perf_link_info)
 		return 0;
 	f->kind = info.perf_event.type;
 	name = name_slot(&info, &len);

@@ -2,7 +2,7 @@
 /*
  * Link info of BPF perf-event links, with the project's own copy of the
  * kernel ABI: the system's <linux/bpf.h> may predate bpf_link_info.perf_event
- * (added in 6.6). tests/unit/test_abi.c checks these against kernel BTF.
+ * (added in 6.6). tests/kernel/test_abi.c checks these against kernel BTF.
  */
 #ifndef BPFLINKFS_LINKINFO_H
 #define BPFLINKFS_LINKINFO_H
@@ -80,10 +80,19 @@ struct link_features {
 	bool ref_ctr_offset; /* perf_event.uprobe.ref_ctr_offset (6.16+) */
 };
 
-extern struct link_features link_features;
+/**
+ * link_features() - what this kernel's link info reports; detected from
+ * its BTF on the first call (link_features_detect()), all false when the
+ * kernel has no BTF
+ */
+const struct link_features *link_features(void);
+
+/** kernel_btf_present() - /sys/kernel/btf/vmlinux is there to read */
+bool kernel_btf_present(void);
 
 /**
- * link_features_detect() - fill link_features from /sys/kernel/btf/vmlinux
+ * link_features_detect() - detect link_features() from
+ * /sys/kernel/btf/vmlinux, once; later calls return the first answer
  * Return: 0, or -ENOENT (no kernel BTF), or -errno from libbpf.
  */
 int link_features_detect(void);
@@ -94,9 +103,9 @@ struct link_fields {
 	__u32 link_type; /* BPF_LINK_TYPE_* */
 	__u32 prog_id;
 	enum perf_link_kind kind;
-	__u64 offset;	      /* uprobe: file offset; kprobe: from func */
-	__u64 addr;	      /* kprobe: as the kernel showed it to us */
-	__u64 missed;	      /* kprobe */
+	__u64 offset; /* uprobe: file offset; kprobe: from func */
+	__u64 addr;   /* kprobe: as the kernel showed it to us */
+	__u64 missed; /* kprobe */
 	__u64 cookie;
 	__u64 ref_ctr_offset; /* uprobe */
 	__u64 config;	      /* event: perf_event_attr.config */
@@ -145,8 +154,6 @@ int prog_name_read(__u32 prog_id, char *buf, size_t len);
 
 /** perf_link_kind_name() - "uprobe", ..., "event"; NULL for unknown */
 const char *perf_link_kind_name(enum perf_link_kind kind);
-
-
 
 /**
  * link_id_read_fd() - the kernel id of a link fd: one OBJ_GET_INFO_BY_FD

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpflinkfs.h"
+#include "access.h"
 
 /* capability numbers, linux/capability.h */
 #define CAP_SYS_ADMIN_BIT 21

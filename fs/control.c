@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpflinkfs.h"
+#include "control.h"
+#include "log.h"
+#include "owned.h"
 #include "create.h"
 
 #define ERROR_LOG_ENTRIES 16
@@ -40,10 +42,10 @@ struct control_handle {
 	uint64_t tail_hash;
 	size_t tail_len; /* 0: no tail to recognise */
 	unsigned int tail_line;
-	pid_t writer;	   /* the last process that wrote here */
-	pid_t writer_tgid; /* its thread group, when it left a partial line */
+	pid_t writer;	     /* the last process that wrote here */
+	pid_t writer_tgid;   /* its thread group, when it left a partial line */
 	pid_t tgid_of, tgid; /* the thread group of a pid, read once */
-	char *out; /* created ids not yet read back */
+	char *out;	     /* created ids not yet read back */
 	size_t out_len, out_pos;
 	char *listing; /* read on a handle that has not written */
 	size_t listing_len;
@@ -101,9 +103,9 @@ void error_log_add(int err, unsigned int line_no, const char *msg,
 	/* One byte, one column: unprintable bytes show as '?' */
 	for (i = 0; i < shown; i++)
 		e[n++] = (unsigned char)line[i] < 0x20 ||
-					 (unsigned char)line[i] >= 0x7f ?
-				 '?' :
-				 line[i];
+					 (unsigned char)line[i] >= 0x7f
+				 ? '?'
+				 : line[i];
 	if (shown < line_len)
 		n += sprintf(e + n, "...");
 	if (column > shown)
@@ -172,7 +174,7 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 		     const char *line, size_t len, pid_t pid,
 		     struct id_list *made, struct path_memo *memo)
 {
-	struct create_error ce = { 0 };
+	struct create_error ce = {0};
 	char msg[96];
 	int err;
 
@@ -197,7 +199,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		    pid_t pid, struct id_list *made, struct path_memo *memo)
 {
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
-	struct parse_error pe = { 0 };
+	struct parse_error pe = {0};
 	size_t lead;
 	int err;
 
@@ -215,8 +217,8 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 			       line[len - 1] == '\r'))
 			len--;
 		/* the spec and the log hold the line without its blanks */
-		for (lead = 0; lead < len && (line[lead] == ' ' ||
-					      line[lead] == '\t');
+		for (lead = 0;
+		     lead < len && (line[lead] == ' ' || line[lead] == '\t');
 		     lead++)
 			;
 		line += lead, len -= lead;
@@ -229,9 +231,9 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		err = owned_remove(cmd->link_id);
 		if (err)
 			error_log_add(err, h->line_no,
-				      err == -EPERM ?
-					      "link not created by this mount" :
-					      "no such link",
+				      err == -EPERM
+					      ? "link not created by this mount"
+					      : "no such link",
 				      line, len, 0);
 		break;
 	case CMD_REMOVE_ALL:
@@ -280,12 +282,12 @@ static int run_partial(struct control_handle *h, pid_t pid,
 
 	if (h->partial_too_long) {
 		h->line_no++;
-		error_log_add(-EINVAL, h->line_no, "line too long",
-			      h->partial, h->partial_len, 0);
+		error_log_add(-EINVAL, h->line_no, "line too long", h->partial,
+			      h->partial_len, 0);
 		err = -EINVAL;
 	} else {
-		err = run_line(h, h->partial ? h->partial : "",
-			       h->partial_len, pid, made, memo);
+		err = run_line(h, h->partial ? h->partial : "", h->partial_len,
+			       pid, made, memo);
 	}
 	h->partial_len = 0;
 	h->partial_too_long = false;
@@ -329,9 +331,10 @@ static bool tail_again(struct control_handle *h, const char *d, size_t len)
 	if (!n || len < n || d[n - 1] != '\n' ||
 	    bytes_hash(d, n) != h->tail_hash)
 		return false;
-	error_log_add(-EINVAL, h->tail_line,
-		      "the rest of this line, which failed, was written again (a retry after a short write): not run",
-		      d, n - 1, 0);
+	error_log_add(
+		-EINVAL, h->tail_line,
+		"the rest of this line, which failed, was written again (a retry after a short write): not run",
+		d, n - 1, 0);
 	return true;
 }
 
@@ -393,8 +396,8 @@ static pid_t writer_group(struct control_handle *h, pid_t pid)
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid)
 {
-	struct id_list made = { 0 };
-	struct path_memo memo = { 0 };
+	struct id_list made = {0};
+	struct path_memo memo = {0};
 	unsigned int line_no;
 	bool inside;
 	pid_t tgid;
@@ -405,9 +408,9 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 	__atomic_store_n(&h->writer, pid, __ATOMIC_RELAXED);
 	inside = h->partial_len || h->partial_too_long;
 	line_no = h->line_no + 1;
-	err = tail_again(h, data, len) ?
-		      -EINVAL :
-		      run_lines(h, data, len, pid, &made, &memo);
+	err = tail_again(h, data, len)
+		      ? -EINVAL
+		      : run_lines(h, data, len, pid, &made, &memo);
 	if (err) {
 		undo(&made);
 		/* its start was accepted by an earlier request */
@@ -475,9 +478,10 @@ static int drop_killed(struct control_handle *h, pid_t pid, int sig)
 	char msg[160];
 
 	h->line_no++;
-	snprintf(msg, sizeof(msg),
-		 "the writer (pid %d) was killed by signal %d (SIG%s) before it ended this line: not run",
-		 (int)pid, sig, abbrev ? abbrev : "?");
+	snprintf(
+		msg, sizeof(msg),
+		"the writer (pid %d) was killed by signal %d (SIG%s) before it ended this line: not run",
+		(int)pid, sig, abbrev ? abbrev : "?");
 	error_log_add(-EINTR, h->line_no, msg, h->partial ? h->partial : "",
 		      h->partial_len, h->partial_len);
 	h->partial_len = 0;
@@ -487,7 +491,7 @@ static int drop_killed(struct control_handle *h, pid_t pid, int sig)
 
 int control_flush(struct control_handle *h, pid_t pid, bool last)
 {
-	struct id_list made = { 0 };
+	struct id_list made = {0};
 	int err = 0, sig;
 
 	/*

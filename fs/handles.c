@@ -45,9 +45,8 @@ uint64_t handle_new(void *obj, void (*destroy)(void *obj))
 		}
 		slots = p;
 		for (i = nslots; i < n; i++)
-			slots[i] = (struct handle){ .next_free = i + 1 < n ?
-								 i + 1 :
-								 UINT32_MAX };
+			slots[i] = (struct handle){
+				.next_free = i + 1 < n ? i + 1 : UINT32_MAX};
 		free_head = nslots;
 		nslots = n;
 	}

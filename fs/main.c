@@ -17,7 +17,9 @@
 #include <fuse_lowlevel.h>
 
 #include "attach.h"
-#include "bpflinkfs.h"
+#include "daemon.h"
+#include "log.h"
+#include "owned.h"
 #include "link_ids.h"
 #include "counter.h"
 #include "perf_names.h"
@@ -26,23 +28,6 @@
 #include "uprobe_target.h"
 
 #define COUNTER_SLOTS 65536
-
-struct daemon daemon_state;
-
-void log_msg(int priority, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (daemon_state.foreground) {
-		fprintf(stderr, "bpflinkfs: ");
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	} else {
-		vsyslog(priority, fmt, ap);
-	}
-	va_end(ap);
-}
 
 static void usage(const char *prog)
 {
@@ -113,25 +98,26 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 }
 
 enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK };
-static char *pin_dir;
 
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
 {
+	struct daemon *d = data;
+
 	switch (key) {
 	case KEY_ALLOW_OTHER:
-		daemon_state.allow_other = true;
+		d->allow_other = true;
 		return 1;
 	case KEY_PIN_DIR:
-		free(pin_dir);
-		pin_dir = strdup(arg + strlen("pin_dir="));
+		free(d->pin_dir);
+		d->pin_dir = strdup(arg + strlen("pin_dir="));
 		return 0; /* ours, not FUSE's */
 	case KEY_UID:
-		return parse_id_opt(arg, &daemon_state.uid, 10);
+		return parse_id_opt(arg, &d->uid, 10);
 	case KEY_GID:
-		return parse_id_opt(arg, &daemon_state.gid, 10);
+		return parse_id_opt(arg, &d->gid, 10);
 	case KEY_UMASK:
-		return parse_id_opt(arg, &daemon_state.umask, 8);
+		return parse_id_opt(arg, &d->umask, 8);
 	default:
 		return 1;
 	}
@@ -148,8 +134,8 @@ static bool already_mounted(const char *mnt)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		dash = strstr(line, " - ");
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 && dash &&
-		    strcmp(point, real) == 0 &&
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 &&
+		    dash && strcmp(point, real) == 0 &&
 		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
 			found = true;
 	}
@@ -163,8 +149,9 @@ static int check_prerequisites(const char *mnt)
 	struct stat st;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "bpflinkfs: must run as root (BPF link "
-				"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
+		fprintf(stderr,
+			"bpflinkfs: must run as root (BPF link "
+			"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
 			mnt);
 		return -EPERM;
 	}
@@ -173,17 +160,19 @@ static int check_prerequisites(const char *mnt)
 				"run 'modprobe fuse'\n");
 		return -ENOENT;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
-				"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+	if (!kernel_btf_present()) {
+		fprintf(stderr,
+			"bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
+			"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return -ENOENT;
 	}
 	if (stat(mnt, &st) && errno == ENOTCONN) {
 		/* a killed daemon left its mount behind */
 		if (umount2(mnt, MNT_DETACH)) {
-			fprintf(stderr, "bpflinkfs: %s is a stale mount "
-					"(Transport endpoint is not connected): "
-					"run 'fusermount3 -uz %s'\n",
+			fprintf(stderr,
+				"bpflinkfs: %s is a stale mount "
+				"(Transport endpoint is not connected): "
+				"run 'fusermount3 -uz %s'\n",
 				mnt, mnt);
 			return -ENOTCONN;
 		}
@@ -191,20 +180,23 @@ static int check_prerequisites(const char *mnt)
 			mnt);
 	}
 	if (stat(mnt, &st)) {
-		fprintf(stderr, "bpflinkfs: mountpoint %s does not exist: "
-				"mkdir -p %s\n",
+		fprintf(stderr,
+			"bpflinkfs: mountpoint %s does not exist: "
+			"mkdir -p %s\n",
 			mnt, mnt);
 		return -ENOENT;
 	}
 	if (S_ISDIR(st.st_mode) && already_mounted(mnt)) {
-		fprintf(stderr, "bpflinkfs: %s is already a bpflinkfs mount: "
-				"fusermount3 -u %s first\n",
+		fprintf(stderr,
+			"bpflinkfs: %s is already a bpflinkfs mount: "
+			"fusermount3 -u %s first\n",
 			mnt, mnt);
 		return -EBUSY;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "bpflinkfs: mountpoint %s is not a directory: "
-				"mount on a directory (mkdir -p DIR)\n",
+		fprintf(stderr,
+			"bpflinkfs: mountpoint %s is not a directory: "
+			"mount on a directory (mkdir -p DIR)\n",
 			mnt);
 		return -ENOTDIR;
 	}
@@ -225,21 +217,21 @@ static void raise_fd_limit(void)
  * cpu-clock and task-clock may be forwarded to dynamic PMUs whose type is
  * assigned at boot: make one link on each and see what the kernel reports.
  */
-static void detect_sw_aliases(void)
+static void detect_sw_aliases(struct counter *counter)
 {
-	static const __u64 configs[] = { 0 /* cpu-clock */, 1 /* task-clock */ };
+	static const __u64 configs[] = {0 /* cpu-clock */, 1 /* task-clock */};
 	struct link_fields *f = malloc(sizeof(*f));
 	char msg[256];
 	size_t i;
 
-	for (i = 0; f && link_features.perf_link_info && i < 2; i++) {
-		struct perf_probe p = { .kind = PROBE_SOFTWARE,
-					.perf_type = 1 /* PERF_TYPE_SOFTWARE */,
-					.config = configs[i],
-					.period = 1ull << 40,
-					.pid = -1,
-					.cpu = 0 };
-		int prog = counter_prog_fd(daemon_state.counter, p.kind, 0);
+	for (i = 0; f && link_features()->perf_link_info && i < 2; i++) {
+		struct perf_probe p = {.kind = PROBE_SOFTWARE,
+				       .perf_type = 1 /* PERF_TYPE_SOFTWARE */,
+				       .config = configs[i],
+				       .period = 1ull << 40,
+				       .pid = -1,
+				       .cpu = 0};
+		int prog = counter_prog_fd(counter, p.kind, 0);
 		int pfd = perf_probe_open(&p, msg, sizeof(msg)), lfd = -1;
 
 		if (pfd >= 0 && prog >= 0)
@@ -254,7 +246,7 @@ static void detect_sw_aliases(void)
 	free(f);
 }
 
-static int daemon_setup(void)
+static int daemon_setup(struct daemon *d)
 {
 	int err = link_features_detect();
 
@@ -264,40 +256,43 @@ static int daemon_setup(void)
 		return err;
 	}
 	raise_fd_limit();
-	daemon_state.counter_slots = COUNTER_SLOTS;
-	if (pin_dir) {
-		err = pin_dir_open(pin_dir);
+	if (d->pin_dir) {
+		err = pin_dir_open(d->pin_dir, COUNTER_SLOTS, &d->counter);
 		if (err)
 			return err;
 	} else {
-		err = counter_open(&daemon_state.counter, COUNTER_SLOTS);
+		err = counter_open(&d->counter, COUNTER_SLOTS);
 	}
+	owned_counter_set(d->counter);
 	if (err) {
-		fprintf(stderr, "bpflinkfs: cannot load the built-in BPF "
-				"program: %s\n",
+		fprintf(stderr,
+			"bpflinkfs: cannot load the built-in BPF "
+			"program: %s\n",
 			strerror(-err));
 		return err;
 	}
-	detect_sw_aliases();
+	detect_sw_aliases(d->counter);
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
 	if (err)
-		fprintf(stderr, "bpflinkfs: no BPF link iterator (%s): listing "
-				"link by link\n",
+		fprintf(stderr,
+			"bpflinkfs: no BPF link iterator (%s): listing "
+			"link by link\n",
 			strerror(-err));
-	if (pin_dir)
+	if (d->pin_dir)
 		pin_adopt();
 	return 0;
 }
 
-static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o)
+static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
+		       struct daemon *d)
 {
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int err = 1;
 
-	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), NULL);
+	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
 	if (!se)
 		return 1;
 	if (fuse_set_signal_handlers(se))
@@ -353,7 +348,9 @@ static int info_exit(const struct fuse_cmdline_opts *o)
 
 int main(int argc, char **argv)
 {
-	struct fuse_cmdline_opts o = { 0 };
+	/* the daemon's state: the FUSE userdata of every request */
+	struct daemon daemon_state = {0};
+	struct fuse_cmdline_opts o = {0};
 	struct fuse_args args;
 	static const struct fuse_opt opts[] = {
 		FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -361,8 +358,7 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("uid=", KEY_UID),
 		FUSE_OPT_KEY("gid=", KEY_GID),
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
-		FUSE_OPT_END
-	};
+		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;
 	int ret;
@@ -381,7 +377,7 @@ int main(int argc, char **argv)
 	if (!wants_info && mnt && check_prerequisites(mnt))
 		return 1;
 	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
-	if (fuse_opt_parse(&args, NULL, opts, opt_proc) ||
+	if (fuse_opt_parse(&args, &daemon_state, opts, opt_proc) ||
 	    fuse_parse_cmdline(&args, &o)) {
 		fprintf(stderr, "bpflinkfs: bad arguments; see --help\n");
 		ret = 2;
@@ -391,9 +387,9 @@ int main(int argc, char **argv)
 		ret = info_exit(&o);
 		goto out;
 	}
-	daemon_state.foreground = o.foreground;
+	log_set_foreground(o.foreground);
 	uprobe_exclude_dir(o.mountpoint);
-	if (daemon_setup()) {
+	if (daemon_setup(&daemon_state)) {
 		ret = 1;
 		goto out;
 	}
@@ -402,12 +398,12 @@ int main(int argc, char **argv)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (!o.foreground)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
-	ret = run_session(&args, &o);
+	ret = run_session(&args, &o, &daemon_state);
 out:
 	link_ids_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
-	free(pin_dir);
+	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }

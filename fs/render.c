@@ -10,13 +10,15 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "attach.h"
-#include "bpflinkfs.h"
+#include "render.h"
+#include "owned.h"
 #include "counter.h"
 #include "fmt.h"
 #include "link_ids.h"
 #include "linkcache.h"
+#include "links.h"
 #include "perf_names.h"
+#include "tracefs.h"
 #include "uprobe_target.h"
 
 #define K_UPROBE (1u << PERF_LINK_UPROBE | 1u << PERF_LINK_URETPROBE)
@@ -41,7 +43,7 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
 		return -ENOENT;
 	v->owned = owned_get(id, &v->own) == 0;
-	if (v->owned && !link_features.perf_link_info) {
+	if (v->owned && !link_features()->perf_link_info) {
 		__u32 prog_id = v->f.prog_id;
 
 		v->f = v->own.f;
@@ -98,8 +100,7 @@ static int render_config(const struct link_view *v, char *buf, size_t len)
 	return fmt_u64(buf, len, v->f.config, '\n');
 }
 
-static int render_event_type(const struct link_view *v, char *buf,
-			     size_t len)
+static int render_event_type(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_u64(buf, len, v->f.event_type, '\n');
 }
@@ -124,87 +125,6 @@ static int render_missed(const struct link_view *v, char *buf, size_t len)
 static int render_ref_ctr(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_hex(buf, len, v->f.ref_ctr_offset, 1);
-}
-
-/* A foreign tracepoint's category, when exactly one category has it. */
-static int tracefs_category_scan(const char *name, char *out, size_t len)
-{
-	const char *root = tracefs_root();
-	char path[PATH_MAX];
-	struct dirent *e;
-	int found = 0;
-	DIR *d;
-
-	if (!root)
-		return -ENODATA;
-	snprintf(path, sizeof(path), "%s/events", root);
-	d = opendir(path);
-	if (!d)
-		return -ENODATA;
-	while ((e = readdir(d)) && found < 2) {
-		struct stat st;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/events/%s/%s", root,
-			 e->d_name, name);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (!found)
-				snprintf(out, len, "%s", e->d_name);
-			found++;
-		}
-	}
-	closedir(d);
-	return found == 1 ? 0 : -ENODATA;
-}
-
-/*
- * The scan stats every category: remember its answer for a few seconds
- * (tracefs changes only when a module adds or removes events).
- */
-#define CATEGORY_CACHE 64
-#define CATEGORY_TTL 5
-
-struct category_memo {
-	char name[PROBE_NAME_MAX];
-	char category[PROBE_NAME_MAX];
-	int err;
-	time_t when;
-};
-
-static pthread_mutex_t category_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct category_memo category_memo[CATEGORY_CACHE];
-static unsigned int category_next;
-
-static int tracefs_category(const char *name, char *out, size_t len)
-{
-	time_t now = time(NULL);
-	struct category_memo m;
-	int i, err = 1;
-
-	pthread_mutex_lock(&category_lock);
-	for (i = 0; i < CATEGORY_CACHE; i++) {
-		struct category_memo *c = &category_memo[i];
-
-		if (now - c->when < CATEGORY_TTL && strcmp(c->name, name) == 0) {
-			snprintf(out, len, "%s", c->category);
-			err = c->err;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&category_lock);
-	if (err <= 0)
-		return err;
-	err = tracefs_category_scan(name, m.category, sizeof(m.category));
-	snprintf(m.name, sizeof(m.name), "%s", name);
-	m.err = err;
-	m.when = now;
-	if (!err)
-		snprintf(out, len, "%s", m.category);
-	pthread_mutex_lock(&category_lock);
-	category_memo[category_next++ % CATEGORY_CACHE] = m;
-	pthread_mutex_unlock(&category_lock);
-	return err;
 }
 
 static int render_category(const struct link_view *v, char *buf, size_t len)
@@ -243,8 +163,8 @@ static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
 	char name[64];
-	int err = linkcache_prog_name(v->f.id, v->f.prog_id, name,
-				      sizeof(name));
+	int err =
+		linkcache_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
 
 	return err ? err : fmt_line(buf, len, name);
 }
@@ -257,27 +177,27 @@ static int render_spec(const struct link_view *v, char *buf, size_t len)
 static int render_hits(const struct link_view *v, char *buf, size_t len)
 {
 	uint64_t hits;
-	int err = counter_hits(daemon_state.counter, v->own.slot, &hits);
+	int err = counter_hits(owned_counter(), v->own.slot, &hits);
 
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
 const struct link_file link_files[] = {
-	{ "type", K_ALL, 0, JSON_STRING, render_type },
-	{ "name", K_ALL, 0, JSON_STRING, render_name },
-	{ "offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset },
-	{ "addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr },
-	{ "config", K_EVENT, 0, JSON_NUMBER, render_config },
-	{ "event_type", K_EVENT, 0, JSON_NUMBER, render_event_type },
-	{ "cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie },
-	{ "missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed },
-	{ "ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr },
-	{ "category", K_TP, LF_MAYBE, JSON_STRING, render_category },
-	{ "symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol },
-	{ "prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id },
-	{ "prog_name", K_ANY, 0, JSON_STRING, render_prog_name },
-	{ "spec", K_ANY, LF_OWNED, JSON_STRING, render_spec },
-	{ "hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits },
+	{"type", K_ALL, 0, JSON_STRING, render_type},
+	{"name", K_ALL, 0, JSON_STRING, render_name},
+	{"offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset},
+	{"addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr},
+	{"config", K_EVENT, 0, JSON_NUMBER, render_config},
+	{"event_type", K_EVENT, 0, JSON_NUMBER, render_event_type},
+	{"cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie},
+	{"missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed},
+	{"ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr},
+	{"category", K_TP, LF_MAYBE, JSON_STRING, render_category},
+	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
+	{"prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id},
+	{"prog_name", K_ANY, 0, JSON_STRING, render_prog_name},
+	{"spec", K_ANY, LF_OWNED, JSON_STRING, render_spec},
+	{"hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -288,23 +208,23 @@ bool link_file_applies(size_t i, const struct link_view *v)
 
 	if (i >= link_file_count || !(lf->kinds & 1u << v->f.kind))
 		return false;
-	if ((lf->flags & LF_COOKIE && !link_features.cookie) ||
-	    (lf->flags & LF_MISSED && !link_features.missed) ||
-	    (lf->flags & LF_REFCTR && !link_features.ref_ctr_offset))
+	if ((lf->flags & LF_COOKIE && !link_features()->cookie) ||
+	    (lf->flags & LF_MISSED && !link_features()->missed) ||
+	    (lf->flags & LF_REFCTR && !link_features()->ref_ctr_offset))
 		return false;
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
 		return false;
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
 		return false;
-	if (lf->flags & LF_ADDR && !link_features.perf_link_info && !v->f.addr)
+	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
+	    !v->f.addr)
 		return false;
 	if (lf->flags & LF_MAYBE)
 		return lf->render(v, buf, sizeof(buf)) >= 0;
 	return true;
 }
 
-int link_file_render(size_t i, const struct link_view *v, char *buf,
-		     size_t len)
+int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 {
 	int n;
 
@@ -314,84 +234,4 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 	if (n >= (int)len)
 		return -ENAMETOOLONG;
 	return n;
-}
-
-/* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
- * time; types from the cache. */
-static int walk_links(struct link_id_type **out)
-{
-	struct link_id_type *v = NULL;
-	size_t n = 0, cap = 0;
-	__u32 id = 0;
-	int err;
-
-	while ((err = link_next_id(id, &id)) == 0) {
-		if (n == cap) {
-			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
-						     sizeof(*v));
-
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
-		}
-		v[n++].id = id;
-	}
-	if (err != -ENOENT) {
-		free(v);
-		return err;
-	}
-	*out = v;
-	return linkcache_types(v, n);
-}
-
-int links_now(struct link_id_type **out)
-{
-	int n = link_ids_read(out);
-
-	/* no iterator, or no fd for one (EMFILE): the walk needs none */
-	if (n < 0)
-		n = walk_links(out);
-	if (n >= 0)
-		linkcache_prune(*out, n);
-	return n;
-}
-
-static bool in_sorted(const __u32 *ids, int n, __u32 id)
-{
-	int lo = 0, hi = n;
-
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && ids[lo] == id;
-}
-
-int perf_link_ids(__u32 **out)
-{
-	struct link_id_type *v = NULL;
-	__u32 *ids, *dying = NULL;
-	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(&dying), n, i, kept = 0;
-
-	n = nd < 0 ? nd : links_now(&v);
-	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
-	for (i = 0; ids && i < n; i++)
-		if (v[i].type == LINK_TYPE_PERF_EVENT &&
-		    !in_sorted(dying, nd, v[i].id))
-			ids[kept++] = v[i].id;
-	free(dying);
-	free(v);
-	if (n < 0)
-		return n;
-	if (!ids)
-		return -ENOMEM;
-	*out = ids;
-	return kept;
 }

@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include "attach.h"
-#include "bpflinkfs.h"
+#include "access.h"
+#include "owned.h"
+#include "tables.h"
 #include "fmt.h"
+#include "links.h"
 
 struct sbuf {
 	char *p;
@@ -95,10 +98,10 @@ static void put_table_value(struct sbuf *s, const char *v, size_t n)
 	size_t i, run = 0;
 
 	for (i = 0; i < n; i++) {
-		const char *esc = v[i] == '\t' ? "\\t" :
-				  v[i] == '\n' ? "\\n" :
-				  v[i] == '\\' ? "\\\\" :
-						  NULL;
+		const char *esc = v[i] == '\t'	 ? "\\t"
+				  : v[i] == '\n' ? "\\n"
+				  : v[i] == '\\' ? "\\\\"
+						 : NULL;
 
 		if (!esc)
 			continue;
@@ -172,8 +175,8 @@ static void put_json_string(struct sbuf *s, const char *v, size_t n)
 }
 
 /* Render file @i of @v without its newline; false if it does not apply. */
-static bool value_of(size_t i, const struct link_view *v, char *buf,
-		     size_t len, size_t *n)
+static bool value_of(size_t i, const struct link_view *v, char *buf, size_t len,
+		     size_t *n)
 {
 	int r = link_file_render(i, v, buf, len);
 
@@ -198,9 +201,8 @@ static size_t file_index(const char *name)
 static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 		      size_t len)
 {
-	static const char *const cols[] = { "type",   "name",	"offset",
-					    "addr",   "config", "cookie",
-					    "prog_id" };
+	static const char *const cols[] = {"type",   "name",   "offset", "addr",
+					   "config", "cookie", "prog_id"};
 	size_t c, n;
 
 	sbuf_put_u64(s, v->f.id);
@@ -266,10 +268,11 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 
 char *render_links_table(const struct reader *r, size_t *len)
 {
-	struct sbuf s = { 0 };
+	struct sbuf s = {0};
 	int err;
 
-	sbuf_printf(&s, "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\n");
+	sbuf_printf(&s,
+		    "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\n");
 	err = for_each_link(&s, r, table_row, "");
 	if (err) {
 		free(s.p);
@@ -281,7 +284,7 @@ char *render_links_table(const struct reader *r, size_t *len)
 
 char *render_links_json(const struct reader *r, size_t *len)
 {
-	struct sbuf s = { 0 };
+	struct sbuf s = {0};
 	int err;
 
 	sbuf_put(&s, "[", 1);
@@ -309,23 +312,22 @@ static int other_links(void)
 char *render_features(size_t *len)
 {
 	const char *tracefs = tracefs_root();
-	struct sbuf s = { 0 };
+	struct sbuf s = {0};
 	int kptr = -1;
 
 	sysctl_read_int("/proc/sys/kernel/kptr_restrict", &kptr);
-	sbuf_printf(&s, "perf_link_info %d\n", link_features.perf_link_info);
-	sbuf_printf(&s, "cookie %d\n", link_features.cookie);
-	sbuf_printf(&s, "missed %d\n", link_features.missed);
-	sbuf_printf(&s, "ref_ctr_offset %d\n", link_features.ref_ctr_offset);
-	sbuf_printf(&s, "kprobe %d\n",
-		    access("/sys/bus/event_source/devices/kprobe", F_OK) == 0);
-	sbuf_printf(&s, "uprobe %d\n",
-		    access("/sys/bus/event_source/devices/uprobe", F_OK) == 0);
+	sbuf_printf(&s, "perf_link_info %d\n", link_features()->perf_link_info);
+	sbuf_printf(&s, "cookie %d\n", link_features()->cookie);
+	sbuf_printf(&s, "missed %d\n", link_features()->missed);
+	sbuf_printf(&s, "ref_ctr_offset %d\n", link_features()->ref_ctr_offset);
+	sbuf_printf(&s, "kprobe %d\n", pmu_present("kprobe"));
+	sbuf_printf(&s, "uprobe %d\n", pmu_present("uprobe"));
 	sbuf_printf(&s, "tracepoint %d\n", tracefs != NULL);
 	sbuf_printf(&s, "tracefs_path %s\n", tracefs ? tracefs : "-");
 	sbuf_printf(&s, "kptr_restrict %d\n", kptr);
 	sbuf_printf(&s, "info_source %s\n",
-		    link_features.perf_link_info ? "link_info" : "task_fd_query");
+		    link_features()->perf_link_info ? "link_info"
+						    : "task_fd_query");
 	sbuf_printf(&s, "other_links %d\n", other_links());
 	return sbuf_finish(&s, len);
 }

@@ -16,16 +16,22 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bpflinkfs.h"
+#include "access.h"
+#include "control.h"
+#include "daemon.h"
+#include "owned.h"
+#include "render.h"
+#include "tables.h"
 #include "fmt.h"
+#include "links.h"
 #include "handles.h"
 #include "tree.h"
 
 #define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
 #define INO_ID(ino) ((__u32)((ino) >> 8))
-#define INO_IDX(ino) ((unsigned int)((ino) & 0x7f))
+#define INO_IDX(ino) ((unsigned int)((ino)&0x7f))
 #define INO_SEES 0x80u
-#define INO_SEES_ADDRS(ino) (((ino) & INO_SEES) != 0)
+#define INO_SEES_ADDRS(ino) (((ino)&INO_SEES) != 0)
 #define ROOT_FILE_BASE 2
 /*
  * The root's files keep their inode while mounted, so the kernel may keep
@@ -65,11 +71,11 @@ static char *render_features_file(const struct reader *r, size_t *len)
 }
 
 static const struct root_file root_files[] = {
-	[RF_CONTROL] = { "control", 0600, NULL },
-	[RF_ERROR_LOG] = { "error_log", 0644, render_error_log },
-	[RF_FEATURES] = { "features", 0444, render_features_file },
-	[RF_LINKS] = { "links", 0444, render_links_table },
-	[RF_JSON] = { "links.json", 0444, render_links_json },
+	[RF_CONTROL] = {"control", 0600, NULL},
+	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
+	[RF_FEATURES] = {"features", 0444, render_features_file},
+	[RF_LINKS] = {"links", 0444, render_links_table},
+	[RF_JSON] = {"links.json", 0444, render_links_json},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
 
@@ -100,17 +106,17 @@ static time_t mount_time;
  * rsync read st_size bytes. Each open drops the page cache (keep_cache
  * 0), so a new open reads a new value.
  */
-static void attr_fill(struct stat *st, fuse_ino_t ino, mode_t mode,
-		      off_t size)
+static void attr_fill(const struct daemon *d, struct stat *st, fuse_ino_t ino,
+		      mode_t mode, off_t size)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_mode = mode;
 	/* control stays root's alone, whatever uid=/umask= say */
 	if (ino != INO_CONTROL) {
-		st->st_mode = mode & ~(daemon_state.umask & 0777);
-		st->st_uid = daemon_state.uid;
-		st->st_gid = daemon_state.gid;
+		st->st_mode = mode & ~(d->umask & 0777);
+		st->st_uid = d->uid;
+		st->st_gid = d->gid;
 	}
 	st->st_nlink = S_ISDIR(mode) ? 2 : 1;
 	st->st_size = size;
@@ -155,7 +161,7 @@ static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
 /* The length of root file @rf as it would read now. */
 static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 {
-	struct reader r = { sees_addrs };
+	struct reader r = {sees_addrs};
 	size_t len = 0;
 	char *buf;
 
@@ -171,7 +177,7 @@ static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 }
 
 /* The root's st_nlink: 2, and one for each link directory. */
-static int root_stat(struct stat *st)
+static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
 	int n = perf_link_ids(&ids);
@@ -179,7 +185,7 @@ static int root_stat(struct stat *st)
 	free(ids);
 	if (n < 0)
 		return n;
-	attr_fill(st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
+	attr_fill(d, st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
 	st->st_nlink = 2 + n;
 	return 0;
 }
@@ -203,7 +209,7 @@ static fuse_ino_t control_node(void)
 }
 
 /* Attributes of @ino, checked against the kernel now. */
-static int ino_stat(fuse_ino_t ino, struct stat *st)
+static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 {
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
@@ -214,7 +220,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	off_t size = 0;
 
 	if (ino == FUSE_ROOT_ID)
-		return root_stat(st);
+		return root_stat(d, st);
 	if (id == 0) {
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
@@ -222,8 +228,9 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
 				   &size);
 		if (!n)
-			attr_fill(st, ino,
-				  S_IFREG | root_files[idx - ROOT_FILE_BASE].mode,
+			attr_fill(d, st, ino,
+				  S_IFREG |
+					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
 		return n;
 	}
@@ -233,9 +240,9 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 	buf = malloc(2 * PATH_MAX);
 	n = v && buf ? link_view_load(id, v) : -ENOMEM;
 	if (!n && idx == 0) {
-		attr_fill(st, ino, S_IFDIR | 0555, 0);
+		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
-		struct reader r = { INO_SEES_ADDRS(ino) };
+		struct reader r = {INO_SEES_ADDRS(ino)};
 
 		v->reader = &r;
 		if (!link_file_applies(idx - 1, v))
@@ -243,7 +250,7 @@ static int ino_stat(fuse_ino_t ino, struct stat *st)
 		else
 			n = link_file_render(idx - 1, v, buf, 2 * PATH_MAX);
 		if (n >= 0) {
-			attr_fill(st, ino, S_IFREG | 0444, n);
+			attr_fill(d, st, ino, S_IFREG | 0444, n);
 			n = 0;
 		}
 	}
@@ -270,7 +277,7 @@ static __u32 parse_id(const char *name)
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	struct fuse_entry_param e = { 0 };
+	struct fuse_entry_param e = {0};
 	size_t i;
 	int err = -ENOENT;
 
@@ -291,7 +298,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	    reader_may_see_addrs(fuse_req_ctx(req)->pid))
 		e.ino |= INO_SEES;
 	if (e.ino)
-		err = ino_stat(e.ino, &e.attr);
+		err = ino_stat(fuse_req_userdata(req), e.ino, &e.attr);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
@@ -324,7 +331,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 {
 	off_t size = handle_size(fi);
 	struct stat st;
-	int err = ino_stat(ino = ino_canon(ino), &st);
+	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
 
 	if (!err && size >= 0) {
 		st.st_size = size;
@@ -340,9 +347,8 @@ static int dir_add(struct open_dir *d, size_t *cap, const char *name,
 		   fuse_ino_t ino, mode_t mode)
 {
 	if (d->len == *cap) {
-		void *p = realloc(d->entries,
-				  (*cap = *cap ? *cap * 2 : 32) *
-					  sizeof(*d->entries));
+		void *p = realloc(d->entries, (*cap = *cap ? *cap * 2 : 32) *
+						      sizeof(*d->entries));
 
 		if (!p)
 			return -ENOMEM;
@@ -378,7 +384,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
 {
 	struct link_view *v = malloc(sizeof(*v));
-	struct reader r = { false };
+	struct reader r = {false};
 	size_t i;
 	int err = v ? link_view_load(id, v) : -ENOMEM;
 
@@ -412,6 +418,26 @@ static void open_file_free(void *obj)
 	free(of);
 }
 
+/*
+ * Reply to an OPEN or OPENDIR: @err (-errno) when it failed, else register
+ * @obj as its handle (@destroy frees @obj, also when it fails).
+ */
+static void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err,
+		       void *obj, void (*destroy)(void *obj))
+{
+	if (!err) {
+		fi->fh = handle_new(obj, destroy);
+		err = fi->fh ? 0 : -ENOMEM;
+	}
+	if (err) {
+		if (obj)
+			destroy(obj);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fuse_reply_open(req, fi);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
@@ -429,21 +455,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		err = link_dir_snapshot(INO_ID(ino), d, &cap);
 	else if (!err)
 		err = -ENOTDIR;
-	if (err) {
-		if (d)
-			free(d->entries);
-		free(d);
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = handle_new(d, open_dir_free);
-	if (!fi->fh) {
-		open_dir_free(d);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	fi->cache_readdir = 0;
-	fuse_reply_open(req, fi);
+	reply_open(req, fi, err, d, open_dir_free);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -500,8 +513,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 		of->control = control_open();
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
-	} else if (acc != O_RDONLY &&
-		   (rf != RF_ERROR_LOG || ctx->uid != 0)) {
+	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
 		*err = -EACCES; /* root bypasses mode bits: refuse here */
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
@@ -537,8 +549,8 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (!*err) {
 		v->reader = &r;
 		of->buf = malloc(2 * PATH_MAX);
-		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX) :
-			      -ENOMEM;
+		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX)
+			    : -ENOMEM;
 		*err = n == -ENODATA ? -ENOENT : n < 0 ? n : 0;
 		of->len = n;
 	}
@@ -567,18 +579,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
 		err = -EISDIR;
 	}
-	if (!of) {
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fi->fh = handle_new(of, open_file_free);
-	if (!fi->fh) {
-		open_file_free(of);
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	fi->keep_cache = 0;
-	fuse_reply_open(req, fi);
+	reply_open(req, fi, of ? 0 : err, of, open_file_free);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -613,8 +615,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * Creating and removing links asks what the kernel asks (DESIGN 5): a
  * writer without it changes nothing, and error_log says why.
  */
-static ssize_t control_write_checked(struct control_handle *h,
-				     const char *data, size_t size, pid_t pid)
+static ssize_t control_write_checked(struct control_handle *h, const char *data,
+				     size_t size, pid_t pid)
 {
 	static const char msg[] =
 		"creating or removing links needs CAP_SYS_ADMIN, or CAP_BPF "
@@ -623,8 +625,7 @@ static ssize_t control_write_checked(struct control_handle *h,
 
 	if (writer_may_attach(pid))
 		return control_write(h, data, size, pid);
-	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size,
-		      0);
+	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size, 0);
 	return -EPERM;
 }
 
@@ -641,8 +642,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 					  fuse_req_ctx(req)->pid);
 	} else if (of->error_log) {
 		/* an empty line (or nothing) clears the log */
-		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size :
-								  -EINVAL;
+		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size
+								: -EINVAL;
 		if (n >= 0)
 			error_log_clear();
 	} else {
@@ -662,8 +663,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int err = 0;
 
 	if (of && of->control)
-		err = control_flush(of->control, fuse_req_ctx(req)->pid,
-				    false);
+		err = control_flush(of->control, fuse_req_ctx(req)->pid, false);
 	if (of)
 		handle_put(fi->fh);
 	fuse_reply_err(req, -err);
@@ -681,7 +681,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	struct stat st;
-	int err = ino_stat(ino = ino_canon(ino), &st);
+	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
 	bool trunc_ok = ino == INO_CONTROL ||
 			ino == INO(0, ROOT_FILE_BASE + RF_ERROR_LOG);
 

@@ -4,7 +4,10 @@
 
 #include <fuse_lowlevel.h>
 
-/** The FUSE low-level operations of the tree (fs/tree.c, fs/tree_io.c). */
+/**
+ * The FUSE low-level operations of the tree (fs/tree.c); each request's
+ * userdata is the daemon's struct daemon (daemon.h).
+ */
 extern const struct fuse_lowlevel_ops tree_ops;
 
 #endif

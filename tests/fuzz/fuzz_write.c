@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: whole sequences of writes to the control file's write
  * handler (fs/control.c: line assembly, all-or-nothing requests, read-back,
- * error_log), with fs/parse.c behind it. The kernel side (probe_create(),
+ * error_log), with bpf/parse.c behind it. The kernel side (probe_create(),
  * owned_remove() ...) is replaced by a model registry below, which makes,
  * fails and removes "links" deterministically from the line's bytes.
  *
@@ -29,7 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpflinkfs.h"
+#include "control.h"
+#include "owned.h"
 #include "create.h"
 
 #define LINE_MAX_BYTES (1u << 20) /* as in fs/control.c */
@@ -74,28 +75,6 @@ static void reg_drop(size_t i)
 	reg[i] = reg[--reg_len];
 }
 
-/*
- * TODO(issue 13): id_list_reserve() and path_memo_clear() below are copies
- * of fs/create.c's. create.c is in no library, and linking it would bring
- * the real probe_create() that this file models; link them from the bpf/
- * library once they live there apart from probe_create().
- */
-int id_list_reserve(struct id_list *l, size_t more)
-{
-	__u32 *p;
-	size_t cap;
-
-	if (l->len + more <= l->cap)
-		return 0;
-	cap = (l->len + more) * 2;
-	p = realloc(l->ids, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	l->ids = p;
-	l->cap = cap;
-	return 0;
-}
-
 static unsigned int line_hash(const char *line, size_t len)
 {
 	unsigned int h = 2166136261u;
@@ -127,16 +106,11 @@ static int make_one(const char *line, size_t len, struct id_list *made)
 	return 0;
 }
 
-void path_memo_clear(struct path_memo *m)
-{
-	m->path = m->canon = NULL;
-}
-
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
 		 struct create_error *ce)
 {
-	static const int errs[] = { -ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG };
+	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};
 	unsigned int h = line_hash(line, len);
 	int n = p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE ? 2 : 1;
 	int i, err;

@@ -42,7 +42,7 @@ int main(void)
 		close(pfd);
 	if (lfd < 0)
 		return done_testing();
-	if (!link_features.perf_link_info) {
+	if (!link_features()->perf_link_info) {
 		close(lfd);
 		skip_all("this kernel has no perf link info");
 	}
@@ -53,7 +53,7 @@ int main(void)
 	      "PATH_MAX buffer gives the tracefs name (got '%s')", f.name);
 	CHECK(f.kind == PERF_LINK_TRACEPOINT, "kind is tracepoint (%d)",
 	      f.kind);
-	CHECK(!link_features.cookie || f.cookie == 5, "cookie 5 (%llu)",
+	CHECK(!link_features()->cookie || f.cookie == 5, "cookie 5 (%llu)",
 	      (unsigned long long)f.cookie);
 	err = link_info_read(f.id, &f);
 	CHECK(err == 0 && f.kind == PERF_LINK_TRACEPOINT, "read by id %u",

@@ -124,7 +124,7 @@ static void check_vs_link_info(const struct mkl_link *l,
 {
 	static struct link_fields k;
 
-	if (!link_features.perf_link_info || link_info_read(l->id, &k))
+	if (!link_features()->perf_link_info || link_info_read(l->id, &k))
 		return;
 	CHECK(k.kind == t->kind && !strcmp(k.name, t->name) &&
 		      k.offset == t->offset,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Table-driven test of parse_line() (fs/parse.c) against DESIGN.md section
+ * Table-driven test of parse_line() (bpf/parse.c) against DESIGN.md section
  * 3.1. Expected columns are counted by hand from the input; event configs
  * come from <linux/perf_event.h>, default periods from DESIGN.md 3.1.
  * One TAP point per row (tests/check.h).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of fs/uprobe_target.c on real binaries that this test builds
+ * Unit test of bpf/uprobe/uprobe_target.c on real binaries that this test builds
  * itself with gcc (and clang + lld when present). Every expected file offset
  * is computed here from `readelf -sW` and `readelf -lW`, never from the code
  * under test. The fixtures are fixture.c's; skips when gcc or readelf is

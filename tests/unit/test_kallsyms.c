@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <linux/capability.h>
 
-#include "bpflinkfs.h"
+#include "access.h"
 #include "check.h"
 
 static const struct {

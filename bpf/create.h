@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "id_list.h"
 #include "parse.h"
 
 /*
@@ -15,26 +16,6 @@
  * records have room for 8031 bytes). Longer ones are refused (EINVAL).
  */
 #define COMMAND_MAX_BYTES 8000u
-
-struct id_list {
-	__u32 *ids;
-	size_t len, cap;
-};
-
-/** id_list_reserve() - room for @more ids; 0 or -ENOMEM */
-int id_list_reserve(struct id_list *l, size_t more);
-
-/*
- * The last absolute or bare-name uprobe PATH of one write request and the
- * canonical path it resolved to: a thousand lines naming one binary walk
- * its path once. Kept for one request only, never across requests.
- */
-struct path_memo {
-	char *path, *canon;
-};
-
-/** path_memo_clear() - forget the memo and free its strings */
-void path_memo_clear(struct path_memo *m);
 
 struct create_error {
 	size_t column; /* 0-based, for the caret */

@@ -16,6 +16,8 @@
 
 #include "counter.h"
 #include "create.h"
+#include "log.h"
+#include "owned.h"
 #include "pin.h"
 
 #define META_ENTRIES 65536
@@ -41,11 +43,10 @@ _Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
  * nothing here; our own unpins are: the reaper's show up as ids that are
  * no longer owned and are ignored.
  */
-#define WATCH_MASK                                                      \
-	(IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF |    \
-	 IN_ONLYDIR)
-#define DIR_GONE_MASK                                                   \
-	(IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT |   \
+#define WATCH_MASK                                                             \
+	(IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+#define DIR_GONE_MASK                                                          \
+	(IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT |          \
 	 IN_IGNORED)
 
 struct pin_events {
@@ -71,7 +72,7 @@ bool pin_enabled(void)
 }
 
 /* Open DIR/NAME, or make it with @make and pin it there. */
-static int map_open_or_make(const char *name, int (*make)(void))
+static int map_open_or_make(const char *name, int (*make)(void *arg), void *arg)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -80,7 +81,7 @@ static int map_open_or_make(const char *name, int (*make)(void))
 	fd = bpf_obj_get(path);
 	if (fd >= 0 || errno != ENOENT)
 		return fd >= 0 ? fd : -errno;
-	fd = make();
+	fd = make(arg);
 	if (fd >= 0 && bpf_obj_pin(fd, path)) {
 		int err = -errno;
 
@@ -90,7 +91,7 @@ static int map_open_or_make(const char *name, int (*make)(void))
 	return fd;
 }
 
-static int meta_make(void)
+static int meta_make(void *arg)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "bpflinkfs_meta",
@@ -100,14 +101,20 @@ static int meta_make(void)
 	return fd < 0 ? -errno : fd;
 }
 
-static int hits_make(void)
+/* hits_make()'s argument: where the counter goes, and its size */
+struct hits_arg {
+	struct counter **counter;
+	__u32 slots;
+};
+
+static int hits_make(void *arg)
 {
-	int err = counter_open(&daemon_state.counter,
-			       daemon_state.counter_slots);
+	struct hits_arg *h = arg;
+	int err = counter_open(h->counter, h->slots);
 
 	if (err)
 		return err;
-	return dup(counter_map_fd(daemon_state.counter));
+	return dup(counter_map_fd(*h->counter));
 }
 
 /* Make @fd (the lock on DIR) ours: remember DIR's inode, watch it. */
@@ -129,17 +136,19 @@ static void dir_adopt_fd(int fd)
 		inotify_rm_watch(watch_fd, watch_wd);
 	/* through the fd: the directory we locked, whatever the path is now */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	watch_wd = watch_fd < 0 ? -1 :
-				  inotify_add_watch(watch_fd, self, WATCH_MASK);
+	watch_wd = watch_fd < 0 ? -1
+				: inotify_add_watch(watch_fd, self, WATCH_MASK);
 	if (watch_wd < 0)
-		log_msg(LOG_WARNING, "pin_dir %s: cannot watch it (%s): a "
-				     "removed pin_dir is still noticed, single "
-				     "removed pins are not",
+		log_msg(LOG_WARNING,
+			"pin_dir %s: cannot watch it (%s): a "
+			"removed pin_dir is still noticed, single "
+			"removed pins are not",
 			pin_root, strerror(errno));
 }
 
-int pin_dir_open(const char *dir)
+int pin_dir_open(const char *dir, __u32 slots, struct counter **counter)
 {
+	struct hits_arg harg = {counter, slots};
 	char msg[PATH_MAX + 256];
 	int err = pin_dir_normalize(dir, pin_root, sizeof(pin_root), msg,
 				    sizeof(msg)),
@@ -153,17 +162,19 @@ int pin_dir_open(const char *dir)
 		return err;
 	}
 	dir_adopt_fd(err);
-	meta_fd = map_open_or_make("meta", meta_make);
-	hits = meta_fd < 0 ? meta_fd : map_open_or_make("hits", hits_make);
-	if (hits >= 0 && !daemon_state.counter)
-		err = counter_open_reuse(&daemon_state.counter, hits);
+	meta_fd = map_open_or_make("meta", meta_make, NULL);
+	hits = meta_fd < 0 ? meta_fd
+			   : map_open_or_make("hits", hits_make, &harg);
+	if (hits >= 0 && !*counter)
+		err = counter_open_reuse(counter, hits);
 	else
 		err = hits < 0 ? hits : 0;
 	if (hits >= 0)
 		close(hits);
 	if (err) {
-		fprintf(stderr, "bpflinkfs: pin_dir %s: cannot open its maps: "
-				"%s\n",
+		fprintf(stderr,
+			"bpflinkfs: pin_dir %s: cannot open its maps: "
+			"%s\n",
 			pin_root, strerror(-err));
 		pin_root[0] = '\0';
 	}
@@ -191,8 +202,7 @@ static void event_note(struct pin_events *ev, const struct inotify_event *e)
 
 	if (e->mask & DIR_GONE_MASK) {
 		ev->rescan = true;
-	} else if (e->len &&
-		   sscanf(e->name, "link_%u%c", &id, &extra) == 1) {
+	} else if (e->len && sscanf(e->name, "link_%u%c", &id, &extra) == 1) {
 		if (ev->n == ev->cap) {
 			ev->cap = ev->cap ? 2 * ev->cap : 64;
 			p = realloc(ev->ids, ev->cap * sizeof(*p));
@@ -260,15 +270,16 @@ static void sync_apply(const struct pin_events *ev)
 	if (ev->maps || (ev->rescan && !dir_same()))
 		need_repair = true;
 	if (gone)
-		log_msg(LOG_WARNING, "pin_dir %s: %d owned link(s) lost their "
-				     "pin (removed by hand): no longer owned, "
-				     "and detached unless held elsewhere",
+		log_msg(LOG_WARNING,
+			"pin_dir %s: %d owned link(s) lost their "
+			"pin (removed by hand): no longer owned, "
+			"and detached unless held elsewhere",
 			pin_root, gone);
 }
 
 void pin_sync(void)
 {
-	struct pin_events ev = { 0 };
+	struct pin_events ev = {0};
 
 	if (!pin_enabled())
 		return;
@@ -302,23 +313,26 @@ static int repair(char *msg, size_t mlen)
 	if (!dir_same()) {
 		fd = pin_dir_take(pin_root, why, sizeof(why));
 		if (fd < 0) {
-			snprintf(msg, mlen, "pin_dir was removed while mounted "
-					    "and cannot be made again: %s",
+			snprintf(msg, mlen,
+				 "pin_dir was removed while mounted "
+				 "and cannot be made again: %s",
 				 why);
 			return fd;
 		}
 		dir_adopt_fd(fd);
-		log_msg(LOG_WARNING, "pin_dir %s was removed while mounted "
-				     "(its links detached): made it again",
+		log_msg(LOG_WARNING,
+			"pin_dir %s was removed while mounted "
+			"(its links detached): made it again",
 			pin_root);
 	}
 	err = repin("meta", meta_fd);
 	if (!err)
-		err = repin("hits", counter_map_fd(daemon_state.counter));
+		err = repin("hits", counter_map_fd(owned_counter()));
 	if (err)
-		snprintf(msg, mlen, "pin_dir %s was changed by hand and its "
-				    "maps cannot be pinned again (%s): restart "
-				    "bpflinkfs",
+		snprintf(msg, mlen,
+			 "pin_dir %s was changed by hand and its "
+			 "maps cannot be pinned again (%s): restart "
+			 "bpflinkfs",
 			 pin_root, strerror(-err));
 	need_repair = err != 0;
 	return err;
@@ -398,7 +412,7 @@ int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen)
 
 void pin_unlink(__u32 id)
 {
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct timespec tick = {0, 10 * 1000 * 1000};
 	char path[PATH_MAX];
 	int i, fd;
 
@@ -433,7 +447,7 @@ static int adopt_one(const char *name)
 	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
 		err = -ENOENT;
 	if (!err && m->slot > 0)
-		err = counter_slot_claim(daemon_state.counter, m->slot);
+		err = counter_slot_claim(owned_counter(), m->slot);
 	if (!err) {
 		own->id = own->f.id;
 		own->slot = m->slot;
@@ -448,9 +462,9 @@ static int adopt_one(const char *name)
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
-			err == -EINVAL ? "not a perf-event link" :
-			err == -ENOENT ? "no record of it (damaged entry)" :
-					 strerror(-err));
+			err == -EINVAL	 ? "not a perf-event link"
+			: err == -ENOENT ? "no record of it (damaged entry)"
+					 : strerror(-err));
 	if (fd >= 0)
 		close(fd);
 	free(own);
@@ -471,8 +485,9 @@ int pin_adopt(void)
 			n += adopt_one(e->d_name) == 0;
 		} else if (e->d_name[0] != '.' && strcmp(e->d_name, "hits") &&
 			   strcmp(e->d_name, "meta")) {
-			log_msg(LOG_WARNING, "pin_dir: leaving %s/%s alone: "
-					     "not made by bpflinkfs",
+			log_msg(LOG_WARNING,
+				"pin_dir: leaving %s/%s alone: "
+				"not made by bpflinkfs",
 				pin_root, e->d_name);
 		}
 	}

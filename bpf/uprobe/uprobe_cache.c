@@ -457,7 +457,7 @@ bool uprobe_rfile_off_in_exec(const struct uprobe_rfile *rf, uint64_t off)
  * A thousand links into one libc must not parse it a thousand times: each
  * file's code symbols are kept, sorted by address, with its PT_LOAD table,
  * keyed by what changes when the file does (device, inode, mtime, size).
- * The lookup gives what uprobe_symbolize_uncached() gives.
+ * uprobe_symbolize() answers from it only: there is no uncached path.
  */
 #define SYMCACHE_FILES 16
 
@@ -521,7 +521,7 @@ static int names_add(struct symfile *sf, const struct uprobe_symtab *t,
 		sf->names_cap = cap;
 	}
 	p = sf->names + sf->names_len;
-	/* as format_sym(): a .dynsym compat version must be named */
+	/* a .dynsym compat version must be named */
 	sf->names_len +=
 		sprintf(p, named_ver ? "%s@%s" : "%s", si->name, si->ver) + 1;
 	*at = p - sf->names;
@@ -537,7 +537,7 @@ static int csym_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The code symbols of @t, as best_in_table() would consider them. */
+/* The code symbols of @t: the ones csyms_best() chooses from. */
 static int csyms_build(struct symfile *sf, const struct uprobe_symtab *t,
 		       struct csyms *cs)
 {
@@ -627,7 +627,7 @@ static int symfile_vaddr(const struct symfile *sf, uint64_t off,
 	return err;
 }
 
-/* best_in_table() on the sorted copy: only symbols that may reach @vaddr. */
+/* The best symbol containing @vaddr: only symbols that may reach it. */
 static const struct csym *csyms_best(const struct csyms *cs, uint64_t vaddr)
 {
 	const struct csym *best = NULL, *c;

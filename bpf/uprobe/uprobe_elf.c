@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Uprobe targets, the file half: the ld.so cache, whether a file is an ELF
- * file we can probe, and reading its tables (program headers, symbols and
- * their versions) with libelf. The ld.so cache is read directly because no
- * library exposes it. A PATH with a slash is found by uprobe_view.c, in the
- * writer's view of the file system; a bare name here, in the same view; and
- * the daemon's own mount, which no PATH may lead into, is known here.
+ * Uprobe targets, the file half: whether a file is an ELF file we can
+ * probe, and reading its tables (program headers, symbols and their
+ * versions) with libelf.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,28 +20,6 @@
 
 #include "uprobe_internal.h"
 #include "uprobe_target.h"
-
-#define LD_SO_CACHE "/etc/ld.so.cache"
-#define FIXED_PATH                                                             \
-	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-/* glibc's dl-cache.h: the "new" cache format and its entry flags */
-#define CACHE_MAGIC_NEW "glibc-ld.so.cache1.1"
-#define CACHE_HDR_NEW 48
-#define CACHE_ENTRY_NEW 24
-#define CACHE_FLAG_ELF_LIBC6 0x0003
-#define CACHE_FLAG_TYPE_MASK 0x00ff
-#define CACHE_FLAG_ARCH_MASK 0xff00
-
-#if defined(__x86_64__)
-#define HOST_MACHINE EM_X86_64
-#define CACHE_FLAG_ARCH 0x0300
-#elif defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#define CACHE_FLAG_ARCH 0x0a00
-#else
-#error "uprobe_path.c: add this architecture's EM_ and ld.so cache flag"
-#endif
 
 /* strerror() may use a static buffer; the descriptions are constant */
 static const char *errstr(int e)
@@ -68,294 +43,6 @@ static int elf_ready(void)
 	return elf_usable ? 0 : -ENOSYS;
 }
 
-void uprobe_set_err(struct target_error *terr, size_t column, const char *fmt,
-		    ...)
-{
-	va_list ap;
-
-	if (!terr)
-		return;
-	terr->column_hint = column;
-	va_start(ap, fmt);
-	vsnprintf(terr->msg, sizeof(terr->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- ld.so cache ---- */
-
-static bool cache_name_matches(const char *key, const char *name, bool exact)
-{
-	size_t n = strlen(name);
-
-	if (exact)
-		return strcmp(key, name) == 0;
-	if (strncmp(key, name, n) != 0)
-		return false;
-	key += n;
-	/* "libc" must not match "libcrypt.so": only "libc.so" or "libc.so.*" */
-	if (!strstr(name, ".so")) {
-		if (strncmp(key, ".so", 3) != 0)
-			return false;
-		key += 3;
-	}
-	return *key == '\0' || *key == '.';
-}
-
-/* Search the new-format table at @base (@size bytes up to end of file). */
-static int cache_search(const char *base, size_t size, const char *name,
-			bool exact, char *out, size_t outlen)
-{
-	uint32_t nlibs, i;
-
-	if (size < CACHE_HDR_NEW ||
-	    memcmp(base, CACHE_MAGIC_NEW, strlen(CACHE_MAGIC_NEW)) != 0)
-		return -EINVAL;
-	memcpy(&nlibs, base + 20, sizeof(nlibs));
-	if (nlibs > (size - CACHE_HDR_NEW) / CACHE_ENTRY_NEW)
-		return -EINVAL;
-	for (i = 0; i < nlibs; i++) {
-		const char *e =
-			base + CACHE_HDR_NEW + (size_t)i * CACHE_ENTRY_NEW;
-		int32_t flags;
-		uint32_t key, val;
-
-		memcpy(&flags, e, 4);
-		memcpy(&key, e + 4, 4);
-		memcpy(&val, e + 8, 4);
-		if ((flags & CACHE_FLAG_ARCH_MASK) != CACHE_FLAG_ARCH ||
-		    (flags & CACHE_FLAG_TYPE_MASK) != CACHE_FLAG_ELF_LIBC6)
-			continue;
-		if (key >= size || val >= size ||
-		    !memchr(base + key, '\0', size - key) ||
-		    !memchr(base + val, '\0', size - val))
-			return -EINVAL;
-		if (!cache_name_matches(base + key, name, exact))
-			continue;
-		if (strlen(base + val) >= outlen)
-			return -ENAMETOOLONG;
-		strcpy(out, base + val);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-int uprobe_ldcache_lookup(const char *name, char *out, size_t outlen)
-{
-	return uprobe_ldcache_lookup_in(LD_SO_CACHE, name, out, outlen);
-}
-
-int uprobe_ldcache_lookup_in(const char *cache, const char *name, char *out,
-			     size_t outlen)
-{
-	struct stat st;
-	char *map;
-	int fd, err;
-
-	fd = open(cache, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, &st) < 0 ? -errno : st.st_size == 0 ? -EINVAL : 0;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	/* glibc >= 2.32 writes only the new format, which starts the file */
-	err = cache_search(map, st.st_size, name, true, out, outlen);
-	if (err == -ENOENT)
-		err = cache_search(map, st.st_size, name, false, out, outlen);
-	munmap(map, st.st_size);
-	return err;
-}
-
-/* ---- the daemon's own mount ---- */
-
-static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
-static char excluded_dir[PATH_MAX];
-static dev_t excluded_dev;
-static bool excluded_known;
-
-void uprobe_exclude_dir(const char *dir)
-{
-	pthread_mutex_lock(&mnt_lock);
-	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
-	excluded_known = false;
-	pthread_mutex_unlock(&mnt_lock);
-}
-
-/* mountinfo escapes blanks, newlines and backslashes as \ooo */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-/*
- * The device of the FUSE mount on excluded_dir, from /proc/self/mountinfo
- * (the topmost one): found without touching the mount. Lock held.
- */
-static void find_excluded_dev(void)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *mp = malloc(PATH_MAX), *sep;
-	unsigned int maj, min;
-	struct statx st;
-	size_t cap = 0;
-
-	while (f && mp && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) !=
-		    3)
-			continue;
-		sep = strstr(line, " - ");
-		unescape_octal(mp);
-		if (sep && !strncmp(sep + 3, "fuse", 4) &&
-		    !strcmp(mp, excluded_dir)) {
-			excluded_dev = makedev(maj, min);
-			excluded_known = true;
-		}
-	}
-	free(line);
-	free(mp);
-	if (f)
-		fclose(f);
-	/* not listed (yet?): what is mounted there, without a sync */
-	if (!excluded_known &&
-	    !statx(AT_FDCWD, excluded_dir, AT_STATX_DONT_SYNC, STATX_TYPE, &st))
-		excluded_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
-}
-
-int uprobe_own_mount_dev(dev_t *dev, char *dir)
-{
-	int err = -ENOENT;
-
-	pthread_mutex_lock(&mnt_lock);
-	if (!excluded_known && excluded_dir[0])
-		find_excluded_dev();
-	if (excluded_dir[0]) {
-		*dev = excluded_dev;
-		if (dir)
-			strcpy(dir, excluded_dir);
-		err = 0;
-	}
-	pthread_mutex_unlock(&mnt_lock);
-	return err;
-}
-
-/* ---- bare names: the ld.so cache and the fixed PATH, the writer's ---- */
-
-/* @text as @pid sees it, a regular file: its path for the daemon. */
-static int bare_try(pid_t pid, const char *text, char *out, bool exec)
-{
-	mode_t mode;
-	int err = uprobe_view_resolve(text, pid, text, out, &mode, NULL);
-
-	if (!err && (!S_ISREG(mode) || (exec && !(mode & 0111))))
-		err = -ENOENT;
-	return err;
-}
-
-static int bare_ldcache(pid_t pid, const char *name, char *out)
-{
-	char *cache = malloc(2 * PATH_MAX), *lib = cache + PATH_MAX;
-	int err = cache ? bare_try(pid, "/etc/ld.so.cache", cache, false)
-			: -ENOMEM;
-
-	if (!err)
-		err = uprobe_ldcache_lookup_in(cache, name, lib, PATH_MAX);
-	if (!err)
-		err = bare_try(pid, lib, out, false);
-	free(cache);
-	return err;
-}
-
-static int bare_path(pid_t pid, const char *name, char *out)
-{
-	const char *dir = FIXED_PATH, *end;
-	char *cand = malloc(PATH_MAX);
-	int err = cand ? -ENOENT : -ENOMEM;
-
-	for (; cand && *dir && err; dir = *end ? end + 1 : end) {
-		end = strchrnul(dir, ':');
-		if (snprintf(cand, PATH_MAX, "%.*s/%s", (int)(end - dir), dir,
-			     name) >= PATH_MAX) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		err = bare_try(pid, cand, out, true) ? -ENOENT : 0;
-	}
-	free(cand);
-	return err;
-}
-
-static int find_bare_name(const char *name, pid_t pid, char *out,
-			  struct target_error *terr)
-{
-	bool lib_first = strncmp(name, "lib", 3) == 0;
-	int cache_err = -ENOENT, path_err;
-
-	/* a missing or unreadable cache only means "not a cached library" */
-	if (lib_first) {
-		cache_err = bare_ldcache(pid, name, out);
-		if (!cache_err)
-			return 0;
-	}
-	path_err = bare_path(pid, name, out);
-	if (!path_err)
-		return 0;
-	if (!lib_first) {
-		cache_err = bare_ldcache(pid, name, out);
-		if (!cache_err)
-			return 0;
-	}
-	uprobe_set_err(terr, 0,
-		       "'%s' is neither a library in /etc/ld.so.cache%s nor a "
-		       "command on " FIXED_PATH,
-		       name, cache_err == -ENOENT ? "" : " (unreadable)");
-	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
-}
-
-int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct target_error *terr)
-{
-	struct uprobe_elf f;
-	mode_t mode;
-	int err;
-
-	if (terr)
-		terr->msg[0] = '\0';
-	if (!path || !*path) {
-		uprobe_set_err(terr, 0, "empty path");
-		return -EINVAL;
-	}
-	if (strchr(path, '/'))
-		err = uprobe_view_resolve(path, pid, path, out, &mode, terr);
-	else
-		err = find_bare_name(path, pid, out, terr);
-	if (err)
-		return err;
-	/* unchanged since it was parsed: it passed uprobe_elf_open() then */
-	if (uprobe_rescache_known(out))
-		return 0;
-	err = uprobe_elf_open(&f, out, terr);
-	uprobe_elf_close(&f);
-	return err;
-}
-
 /* A 64-bit executable or shared object for us. */
 static int check_elf(Elf *elf, const char *path, struct target_error *terr)
 {
@@ -372,7 +59,7 @@ static int check_elf(Elf *elf, const char *path, struct target_error *terr)
 			path);
 		return -EINVAL;
 	}
-	if (eh.e_machine != HOST_MACHINE) {
+	if (eh.e_machine != UPROBE_HOST_MACHINE) {
 		uprobe_set_err(terr, 0,
 			       "%s is for another architecture (e_machine %u)",
 			       path, eh.e_machine);
@@ -676,4 +363,11 @@ bool uprobe_off_in_exec(Elf *elf, uint64_t off, off_t file_size)
 			return true;
 	}
 	return false;
+}
+
+int uprobe_bind_rank(unsigned char bind)
+{
+	return bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 2
+	       : bind == STB_WEAK			    ? 1
+							    : 0;
 }

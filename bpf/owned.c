@@ -16,8 +16,9 @@
 
 #include <bpf/bpf.h>
 
-#include "bpflinkfs.h"
 #include "counter.h"
+#include "log.h"
+#include "owned.h"
 #include "pin.h"
 
 #define REAPER_THREADS 4
@@ -37,6 +38,19 @@ struct owned_link {
 	char *name, *category, *spec;
 };
 
+/* the counter owned links count in (owned_counter_set()) */
+static struct counter *the_counter;
+
+void owned_counter_set(struct counter *c)
+{
+	the_counter = c;
+}
+
+struct counter *owned_counter(void)
+{
+	return the_counter;
+}
+
 struct dying_link {
 	struct dying_link *next;
 	__u32 id;
@@ -52,7 +66,7 @@ static struct owned_link **owned; /* sorted by id */
 static size_t owned_len, owned_cap;
 static struct dying_link *dying_head, **dying_tail = &dying_head;
 static struct dying_link *closing; /* the kernel still lists these ids */
-static size_t dying_busy; /* queued or being closed */
+static size_t dying_busy;	   /* queued or being closed */
 
 /* Index of @id in owned[], or where it would go; lock held. */
 static size_t owned_find(__u32 id, bool *found)
@@ -85,21 +99,21 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 
 	if (!l)
 		return NULL;
-	*l = (struct owned_link){ .id = info->id,
-				  .fd = fd,
-				  .slot = info->slot,
-				  .kind = info->kind,
-				  .perf_kind = info->f.kind,
-				  .offset = info->f.offset,
-				  .event_type = info->f.event_type,
-				  .cookie = info->f.cookie,
-				  .config = info->f.config,
-				  .addr = info->f.addr,
-				  .dev = info->dev,
-				  .ino = info->ino,
-				  .name = strdup(info->f.name),
-				  .category = strdup(info->category),
-				  .spec = strdup(info->spec) };
+	*l = (struct owned_link){.id = info->id,
+				 .fd = fd,
+				 .slot = info->slot,
+				 .kind = info->kind,
+				 .perf_kind = info->f.kind,
+				 .offset = info->f.offset,
+				 .event_type = info->f.event_type,
+				 .cookie = info->f.cookie,
+				 .config = info->f.config,
+				 .addr = info->f.addr,
+				 .dev = info->dev,
+				 .ino = info->ino,
+				 .name = strdup(info->f.name),
+				 .category = strdup(info->category),
+				 .spec = strdup(info->spec)};
 	if (!l->name || !l->category || !l->spec) {
 		owned_free(l);
 		return NULL;
@@ -357,7 +371,7 @@ static void closing_unlink(struct dying_link *d)
  */
 static void wait_released(__u32 id)
 {
-	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	struct timespec tick = {0, 5 * 1000 * 1000};
 	__u32 next;
 	int i;
 
@@ -379,8 +393,9 @@ static bool still_held(const struct dying_link *d)
 	if (fd < 0)
 		return false;
 	close(fd);
-	log_msg(LOG_WARNING, "link %u left the pin_dir but is still held "
-			     "elsewhere: its counter slot stays taken",
+	log_msg(LOG_WARNING,
+		"link %u left the pin_dir but is still held "
+		"elsewhere: its counter slot stays taken",
 		d->id);
 	return true;
 }
@@ -407,8 +422,8 @@ static void *reaper_main(void *arg)
 		if (pin_enabled())
 			pin_unlink(d->id);
 		wait_released(d->id);
-		if (d->slot > 0 && daemon_state.counter && !still_held(d))
-			counter_slot_free(daemon_state.counter, d->slot);
+		if (d->slot > 0 && the_counter && !still_held(d))
+			counter_slot_free(the_counter, d->slot);
 		pthread_mutex_lock(&lock);
 		closing_unlink(d);
 		if (--dying_busy == 0)

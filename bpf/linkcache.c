@@ -8,7 +8,7 @@
 #include "linkcache.h"
 #include "taskfd.h"
 
-#define LINK_TYPE_UNSPEC 0 /* BPF_LINK_TYPE_UNSPEC: no link has it */
+#define LINK_TYPE_UNSPEC 0   /* BPF_LINK_TYPE_UNSPEC: no link has it */
 #define CACHE_MAX (1u << 20) /* ids; past that the cache starts over */
 
 /* About 100 bytes a link plus its name (within 256 + name). */
@@ -144,7 +144,7 @@ static int fetch(__u32 id, struct link_fields *f)
 
 	/* before 6.6: ask the perf event fd of a process holding the link */
 	if (!err && f->link_type == LINK_TYPE_PERF_EVENT &&
-	    !link_features.perf_link_info)
+	    !link_features()->perf_link_info)
 		link_info_from_task_fd(f->id, f->prog_id, f);
 	if (!err)
 		insert(f);

@@ -1,13 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to uprobe_path.c, uprobe_view.c, uprobe_target.c and
- * uprobe_cache.c, not public API: the error helper, the ld.so cache, the
- * writer's view of the file system, opening a probe-able ELF file and its
- * program headers, and the resolution cache with the uncached resolver the
- * tests compare it with.
+ * Internal to bpf/uprobe/, not public API (the tests use it too). The
+ * files call each other one way only, from the top down:
+ *   uprobe_target.c  SYMBOL -> file offset (uprobe_resolve())
+ *   uprobe_path.c    a PATH or bare name -> the file (uprobe_resolve_path())
+ *   uprobe_view.c    a PATH in the writer's view of the file system
+ *   uprobe_cache.c   the resolution cache and the symbolizer
+ *   uprobe_ldcache.c the ld.so cache
+ *   uprobe_mount.c   the daemon's own mount, which no PATH may lead into
+ *   uprobe_elf.c     opening a probe-able ELF file, its tables (libelf)
+ *   uprobe_elfcheck.c  the bounds of a hostile ELF file
+ *   uprobe_err.c     the error value (target_error)
  */
 #ifndef BPFLINKFS_UPROBE_INTERNAL_H
 #define BPFLINKFS_UPROBE_INTERNAL_H
+
+/* the host's ELF machine, and its ld.so cache entries' arch flag */
+#if defined(__x86_64__)
+#define UPROBE_HOST_MACHINE EM_X86_64
+#define UPROBE_LDCACHE_ARCH 0x0300
+#elif defined(__aarch64__)
+#define UPROBE_HOST_MACHINE EM_AARCH64
+#define UPROBE_LDCACHE_ARCH 0x0a00
+#else
+#error "bpf/uprobe: add this architecture's EM_ and ld.so cache flag"
+#endif
 
 #include <gelf.h>
 #include <libelf.h>

@@ -13,11 +13,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bpflinkfs.h"
+#include <linux/types.h>
+
+#include "owned.h"
+
+struct counter;
 
 /**
  * pin_dir_open() - take DIR for this daemon
  * @dir: absolute path inside a BPF file system; created if missing
+ *
+ * @slots: the counter's size, when DIR has no hits map yet
+ * @counter: out: the counter, loaded on DIR's hits map; set (to close)
+ * even on failure when it was opened; must be NULL on entry
  *
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
  * the hits map (loading the counter on it) and the meta map; watches DIR
@@ -28,7 +36,7 @@
  * pinned object or a file where a directory should be; -EBUSY: another
  * daemon has it), and nothing is made then.
  */
-int pin_dir_open(const char *dir);
+int pin_dir_open(const char *dir, __u32 slots, struct counter **counter);
 
 /** pin_enabled() - true when pin_dir is in use */
 bool pin_enabled(void);

@@ -70,9 +70,9 @@ static bool is_bpffs(const char *path)
 /* What is pinned at @path: "link", "map", "program", "object"; or NULL. */
 static const char *pinned_kind(const char *path)
 {
-	static const char *const kinds[][2] = { { "bpf-link", "link" },
-						{ "bpf-map", "map" },
-						{ "bpf-prog", "program" } };
+	static const char *const kinds[][2] = {{"bpf-link", "link"},
+					       {"bpf-map", "map"},
+					       {"bpf-prog", "program"}};
 	const char *kind = NULL;
 	int fd = bpf_obj_get(path);
 	size_t i;

@@ -60,21 +60,21 @@ struct probe_spec {
 	uint64_t perf_config;
 	unsigned int opts; /* OPT_* bits */
 	uint64_t cookie;
-	int pid;	 /* -1 unless OPT_PID */
-	int cpu;	 /* -1 unless OPT_CPU */
-	uint64_t period; /* events: the given or the default period */
-	uint64_t freq;	 /* events: when OPT_FREQ */
+	int pid;	     /* -1 unless OPT_PID */
+	int cpu;	     /* -1 unless OPT_CPU */
+	uint64_t period;     /* events: the given or the default period */
+	uint64_t freq;	     /* events: when OPT_FREQ */
 	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
 };
 
 struct parsed_cmd {
 	enum cmd_kind kind;
-	uint32_t link_id; /* CMD_REMOVE */
+	uint32_t link_id;	 /* CMD_REMOVE */
 	struct probe_spec probe; /* CMD_PROBE */
 };
 
 struct parse_error {
-	int err;      /* -errno: -EINVAL, -ENOENT (unknown event name) */
+	int err;       /* -errno: -EINVAL, -ENOENT (unknown event name) */
 	size_t column; /* 0-based byte index of the first bad character */
 	char msg[160]; /* e.g. "unknown option 'foo'" */
 };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Uprobe targets, the symbol half: which file offset a SYMBOL[+OFFSET]
- * names in an ELF file, and which function contains a file offset. libelf
- * reads the ELF file; uprobe_path.c finds and checks it; uprobe_cache.c
- * keeps what resolving needs of it.
+ * names in an ELF file. libelf reads the ELF file; uprobe_path.c finds and
+ * checks it; uprobe_cache.c keeps what resolving needs of it, and holds
+ * the symbolizer (which function contains a file offset).
  */
 #include <errno.h>
 #include <gelf.h>
@@ -65,13 +65,6 @@ struct scan {
 	bool base_seen; /* the bare name, in some version */
 	bool not_dflt;	/* name@@VER asked, but VER is a compat version */
 };
-
-int uprobe_bind_rank(unsigned char bind)
-{
-	return bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 2
-	       : bind == STB_WEAK			    ? 1
-							    : 0;
-}
 
 static void scan_add(struct scan *sc, const GElf_Sym *s)
 {

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One probe line to its link(s), in three steps: resolve (resolve.c: the
+ * uprobe target, the CPUs), attach (here: a counter slot, the perf event,
+ * the program, the link), register (register.c: the owned registry, the
+ * pin).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "log.h"
+#include "owned.h"
+#include "counter.h"
+#include "create.h"
+#include "register.h"
+#include "resolve.h"
+#include "uprobe_target.h"
+
+#define MAX_CPUS 1024
+
+/* The built-in program, or the pinned prog=; *prog_fd is ours to close
+ * only when *pinned. */
+static int program_for(const struct probe_spec *p, unsigned int instance,
+		       int *prog_fd, struct create_error *ce)
+{
+	int fd;
+
+	if (p->opts & OPT_PROG) {
+		fd = prog_open_pinned(p->prog, p->kind, ce->msg,
+				      sizeof(ce->msg));
+	} else {
+		fd = counter_prog_fd(owned_counter(), p->kind, instance);
+		if (fd < 0)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot load the built-in program: %s",
+				 strerror(-fd));
+	}
+	if (fd < 0)
+		return fd;
+	*prog_fd = fd;
+	return 0;
+}
+
+static void perf_probe_fill(const struct probe_spec *p,
+			    const struct uprobe_target *ut,
+			    struct perf_probe *pp, int cpu)
+{
+	memset(pp, 0, sizeof(*pp));
+	pp->kind = p->kind;
+	pp->pid = p->opts & OPT_PID ? p->pid : -1;
+	pp->cpu = cpu;
+	switch (p->kind) {
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+		pp->target = ut->path;
+		pp->offset = ut->offset;
+		break;
+	case PROBE_KPROBE:
+	case PROBE_KRETPROBE:
+		pp->target = p->symbol;
+		pp->offset = p->offset;
+		break;
+	case PROBE_TRACEPOINT:
+		pp->tp_category = p->path;
+		pp->tp_name = p->symbol;
+		break;
+	default:
+		pp->perf_type = p->perf_type;
+		pp->config = p->perf_config;
+		pp->period = p->opts & OPT_FREQ ? 0 : p->period;
+		pp->freq = p->opts & OPT_FREQ ? p->freq : 0;
+	}
+}
+
+/* kprobe MODULE:FUNC goes to the kernel as one string */
+static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
+{
+	if (p->path[0])
+		snprintf(buf, len, "%s:%s", p->path, p->symbol);
+	else
+		snprintf(buf, len, "%s", p->symbol);
+}
+
+/*
+ * The link on perf event @pfd, running the program; a tracepoint already
+ * running the built-in program gets another instance of it (up to 64).
+ */
+static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
+		       struct create_error *ce, int *lfd)
+{
+	unsigned int instance = 0;
+	int prog = -1, err = 0;
+
+	while (!err) {
+		err = program_for(p, instance, &prog, ce);
+		if (err)
+			break;
+		*lfd = perf_link_create(prog, pfd, cookie);
+		if (p->opts & OPT_PROG)
+			close(prog);
+		if (*lfd == -EEXIST && p->kind == PROBE_TRACEPOINT &&
+		    !(p->opts & OPT_PROG) && instance < 64) {
+			instance++;
+			continue;
+		}
+		err = *lfd < 0 ? *lfd : 0;
+		if (err == -EEXIST)
+			err = -E2BIG;
+		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "64 programs run on this tracepoint, the "
+				 "kernel's limit (removed links count until "
+				 "the kernel has released them)");
+		else if (err)
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "cannot create the link: %s", strerror(-err));
+		break;
+	}
+	return err;
+}
+
+/* One link on one CPU (-1: all); its id goes into *id. */
+static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
+		    int cpu, const char *spec, struct create_error *ce,
+		    __u32 *id)
+{
+	char kfunc[2 * PROBE_NAME_MAX];
+	struct perf_probe pp;
+	int slot = -1, pfd = -1, lfd = -1, err = 0;
+	__u64 cookie = p->cookie;
+
+	if (!(p->opts & OPT_PROG)) {
+		slot = counter_slot_alloc(owned_counter());
+		if (slot < 0) {
+			err = slot;
+			snprintf(ce->msg, sizeof(ce->msg),
+				 "out of counter slots");
+		}
+		cookie = slot;
+	}
+	perf_probe_fill(p, ut, &pp, cpu);
+	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) {
+		kprobe_target(p, kfunc, sizeof(kfunc));
+		pp.target = kfunc;
+	}
+	if (!err) {
+		pfd = perf_probe_open(&pp, ce->msg, sizeof(ce->msg));
+		err = pfd < 0 ? pfd : 0;
+	}
+	if (!err)
+		err = link_attach(p, pfd, cookie, ce, &lfd);
+	if (pfd >= 0)
+		close(pfd);
+	if (!err)
+		err = link_register(p, ut, &pp, cookie, slot, spec, &lfd, ce,
+				    id);
+	if (err) {
+		if (lfd >= 0)
+			close(lfd);
+		if (slot > 0)
+			counter_slot_free(owned_counter(), slot);
+	}
+	return err;
+}
+
+int probe_create(const struct probe_spec *p, const char *line, size_t len,
+		 pid_t pid, struct id_list *made, struct path_memo *memo,
+		 struct create_error *ce)
+{
+	struct uprobe_target *ut = NULL;
+	bool per_cpu = false;
+	char *spec = malloc(len + 32);
+	int cpus[MAX_CPUS], n, i, err = 0;
+
+	ce->column = 0;
+	ce->msg[0] = ce->warning[0] = '\0';
+	if (!spec)
+		return -ENOMEM;
+	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
+		ut = calloc(1, sizeof(*ut));
+		err = ut ? resolve_uprobe(p, pid, memo, ut, ce) : -ENOMEM;
+		if (!err && ut->warning[0])
+			snprintf(ce->warning, sizeof(ce->warning), "%s",
+				 ut->warning);
+	}
+	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
+	if (n == -ENXIO) {
+		const char *opt = memmem(line, len, "cpu=", 4);
+
+		err = -EINVAL;
+		snprintf(
+			ce->msg, sizeof(ce->msg),
+			"cpu %d is not online (see /sys/devices/system/cpu/online)",
+			p->cpu);
+		ce->column = opt ? (size_t)(opt - line) : 0;
+	} else if (n < 0) {
+		err = n;
+		snprintf(ce->msg, sizeof(ce->msg), "cannot read online CPUs");
+	}
+	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
+	for (i = 0; !err && i < n; i++) {
+		size_t before = made->len;
+
+		if (per_cpu)
+			snprintf(spec, len + 32, "%.*s cpu=%d", (int)len, line,
+				 cpus[i]);
+		else
+			snprintf(spec, len + 32, "%.*s", (int)len, line);
+		err = id_list_reserve(made, 1);
+		if (!err)
+			err = link_one(p, ut, cpus[i], spec, ce,
+				       &made->ids[made->len]);
+		if (err == -ENOENT && p->kind == PROBE_TRACEPOINT)
+			tracepoint_column(p, ce);
+		if (!err)
+			made->len = before + 1;
+	}
+	free(spec);
+	free(ut);
+	return err;
+}

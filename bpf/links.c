@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Link enumeration: every link the kernel lists now (links.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "linkcache.h"
+#include "links.h"
+#include "owned.h"
+
+/* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
+ * time; types from the cache. */
+static int walk_links(struct link_id_type **out)
+{
+	struct link_id_type *v = NULL;
+	size_t n = 0, cap = 0;
+	__u32 id = 0;
+	int err;
+
+	while ((err = link_next_id(id, &id)) == 0) {
+		if (n == cap) {
+			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
+						     sizeof(*v));
+
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		v[n++].id = id;
+	}
+	if (err != -ENOENT) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	return linkcache_types(v, n);
+}
+
+int links_now(struct link_id_type **out)
+{
+	int n = link_ids_read(out);
+
+	/* no iterator, or no fd for one (EMFILE): the walk needs none */
+	if (n < 0)
+		n = walk_links(out);
+	if (n >= 0)
+		linkcache_prune(*out, n);
+	return n;
+}
+
+static bool in_sorted(const __u32 *ids, int n, __u32 id)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id;
+}
+
+int perf_link_ids(__u32 **out)
+{
+	struct link_id_type *v = NULL;
+	__u32 *ids, *dying = NULL;
+	/* removed links first: one whose release ends meanwhile stays out */
+	int nd = owned_dying_ids(&dying), n, i, kept = 0;
+
+	n = nd < 0 ? nd : links_now(&v);
+	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
+	for (i = 0; ids && i < n; i++)
+		if (v[i].type == LINK_TYPE_PERF_EVENT &&
+		    !in_sorted(dying, nd, v[i].id))
+			ids[kept++] = v[i].id;
+	free(dying);
+	free(v);
+	if (n < 0)
+		return n;
+	if (!ids)
+		return -ENOMEM;
+	*out = ids;
+	return kept;
+}

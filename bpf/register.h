@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Creating a link, step three: register it as owned (create.c runs the
+ * steps).
+ */
+#ifndef BPFLINKFS_REGISTER_H
+#define BPFLINKFS_REGISTER_H
+
+#include <linux/types.h>
+
+#include "attach.h"
+#include "create.h"
+#include "parse.h"
+#include "uprobe_target.h"
+
+/**
+ * link_register() - own a link just made: its record (id, what was asked
+ * for where the kernel cannot say, slot, spec, the file probed) goes to
+ * the registry, and with pin_dir its pin holds it
+ * @pp: the perf event it was made on; @cookie, @slot: as made
+ * @lfd: the link fd; taken (set to -1) when the pin holds the link
+ * @id: out, the link's id
+ * Return: 0 or -errno, with @ce->msg set where there is more to say.
+ */
+int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
+		  const struct perf_probe *pp, __u64 cookie, int slot,
+		  const char *spec, int *lfd, struct create_error *ce,
+		  __u32 *id);
+
+#endif

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Creating a link, step one: resolve what a probe line names (resolve.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "resolve.h"
+
+int probe_cpus(const struct probe_spec *p, int *cpus, size_t max)
+{
+	bool event = p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE;
+
+	if (!event) {
+		cpus[0] = -1;
+		return 1;
+	}
+	if (p->opts & OPT_CPU) {
+		int n = online_cpus(cpus, max), i;
+
+		for (i = 0; i < n; i++)
+			if (cpus[i] == p->cpu)
+				break;
+		if (n > 0 && i == n)
+			return -ENXIO; /* told apart by the caller */
+		cpus[0] = p->cpu;
+		return 1;
+	}
+	if (p->opts & OPT_PID) {
+		cpus[0] = -1;
+		return 1;
+	}
+	return online_cpus(cpus, max);
+}
+
+/* Not a relative path: those depend on the writer's cwd of the moment. */
+static bool memo_hit(const struct path_memo *m, const char *path)
+{
+	return m && m->path && !strcmp(m->path, path);
+}
+
+static void memo_set(struct path_memo *m, const char *path, const char *canon)
+{
+	if (!m || (path[0] != '/' && strchr(path, '/')))
+		return;
+	path_memo_clear(m);
+	m->path = strdup(path);
+	m->canon = strdup(canon);
+	if (!m->path || !m->canon)
+		path_memo_clear(m);
+}
+
+int resolve_uprobe(const struct probe_spec *p, pid_t pid,
+		   struct path_memo *memo, struct uprobe_target *ut,
+		   struct create_error *ce)
+{
+	struct target_error te = {0};
+	char *canon = malloc(PATH_MAX);
+	int err = 0;
+
+	if (!canon)
+		return -ENOMEM;
+	if (memo_hit(memo, p->path))
+		snprintf(canon, PATH_MAX, "%s", memo->canon);
+	else if (!(err = uprobe_resolve_path(
+			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, &te)))
+		memo_set(memo, p->path, canon);
+	if (!err)
+		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
+				     p->offset, p->by_offset,
+				     p->kind == PROBE_URETPROBE, ut, &te);
+	free(canon);
+	if (err) {
+		snprintf(ce->msg, sizeof(ce->msg), "%s", te.msg);
+		ce->column = te.column_hint ? p->symbol_col : p->path_col;
+	}
+	return err;
+}
+
+/* ENOENT for a tracepoint: caret under the category, or under the name
+ * when the category exists in tracefs. */
+void tracepoint_column(const struct probe_spec *p, struct create_error *ce)
+{
+	const char *root = tracefs_root();
+	char path[PATH_MAX + 64];
+
+	if (!root) {
+		ce->column = p->path_col;
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s", root, p->path);
+	ce->column = access(path, F_OK) ? p->path_col : p->symbol_col;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Creating a link, step one: what a probe line names, before anything is
+ * attached (create.c runs the steps).
+ */
+#ifndef BPFLINKFS_RESOLVE_H
+#define BPFLINKFS_RESOLVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "create.h"
+#include "parse.h"
+#include "uprobe_target.h"
+
+/**
+ * probe_cpus() - the CPUs a probe goes on: -1 (any) for probes, the cpu=
+ * CPU, or every online CPU for a software/hardware event without pid=
+ * @cpus: out, @max entries
+ * Return: the count, -ENXIO when cpu= is not online, or -errno.
+ */
+int probe_cpus(const struct probe_spec *p, int *cpus, size_t max);
+
+/**
+ * resolve_uprobe() - a uprobe's PATH (in the writer's view, through
+ * @memo) and SYMBOL to the file and offset the kernel probes
+ * @pid: the writer; 0 when it is not seen from here
+ * @ut: out, the target
+ * @ce: on failure, the message and the caret column
+ * Return: 0 or -errno.
+ */
+int resolve_uprobe(const struct probe_spec *p, pid_t pid,
+		   struct path_memo *memo, struct uprobe_target *ut,
+		   struct create_error *ce);
+
+/**
+ * tracepoint_column() - ENOENT for a tracepoint: the caret under the
+ * category, or under the name when the category exists in tracefs
+ */
+void tracepoint_column(const struct probe_spec *p, struct create_error *ce);
+
+#endif

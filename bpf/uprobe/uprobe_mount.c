@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The daemon's own mount, which no uprobe PATH may lead into: where it is
+ * (uprobe_exclude_dir()) and its device, from /proc/self/mountinfo.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "uprobe_internal.h"
+#include "uprobe_target.h"
+
+/* ---- the daemon's own mount ---- */
+
+static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
+static char excluded_dir[PATH_MAX];
+static dev_t excluded_dev;
+static bool excluded_known;
+
+void uprobe_exclude_dir(const char *dir)
+{
+	pthread_mutex_lock(&mnt_lock);
+	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
+	excluded_known = false;
+	pthread_mutex_unlock(&mnt_lock);
+}
+
+/* mountinfo escapes blanks, newlines and backslashes as \ooo */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/*
+ * The device of the FUSE mount on excluded_dir, from /proc/self/mountinfo
+ * (the topmost one): found without touching the mount. Lock held.
+ */
+static void find_excluded_dev(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *mp = malloc(PATH_MAX), *sep;
+	unsigned int maj, min;
+	struct statx st;
+	size_t cap = 0;
+
+	while (f && mp && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) !=
+		    3)
+			continue;
+		sep = strstr(line, " - ");
+		unescape_octal(mp);
+		if (sep && !strncmp(sep + 3, "fuse", 4) &&
+		    !strcmp(mp, excluded_dir)) {
+			excluded_dev = makedev(maj, min);
+			excluded_known = true;
+		}
+	}
+	free(line);
+	free(mp);
+	if (f)
+		fclose(f);
+	/* not listed (yet?): what is mounted there, without a sync */
+	if (!excluded_known &&
+	    !statx(AT_FDCWD, excluded_dir, AT_STATX_DONT_SYNC, STATX_TYPE, &st))
+		excluded_dev = makedev(st.stx_dev_major, st.stx_dev_minor);
+}
+
+int uprobe_own_mount_dev(dev_t *dev, char *dir)
+{
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&mnt_lock);
+	if (!excluded_known && excluded_dir[0])
+		find_excluded_dev();
+	if (excluded_dir[0]) {
+		*dev = excluded_dev;
+		if (dir)
+			strcpy(dir, excluded_dir);
+		err = 0;
+	}
+	pthread_mutex_unlock(&mnt_lock);
+	return err;
+}

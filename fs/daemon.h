@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The daemon's state: made in main(), the FUSE userdata of every request
+ * (fuse_req_userdata(req), as libfuse's passthrough_ll reaches its own).
+ */
+#ifndef BPFLINKFS_DAEMON_H
+#define BPFLINKFS_DAEMON_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct counter;
+
+struct daemon {
+	struct counter *counter; /* the built-in program and its hits map */
+	char *pin_dir;		 /* -o pin_dir=, or NULL */
+	bool allow_other;
+	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
+};
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The root tables: links, links.json and features (tables.c). */
+#ifndef BPFLINKFS_TABLES_H
+#define BPFLINKFS_TABLES_H
+
+#include <stddef.h>
+
+#include "render.h"
+
+/**
+ * render_links_table() / render_links_json() / render_features()
+ * Return: malloc'd text (caller frees), length in *len; NULL with errno.
+ */
+char *render_links_table(const struct reader *r, size_t *len);
+char *render_links_json(const struct reader *r, size_t *len);
+char *render_features(size_t *len);
+
+#endif
