@@ -56,8 +56,10 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
 		   struct bl_error *e)
 {
+	/* the caret under PATH unless the resolver says otherwise */
 	struct uprobe_err te = {.path_col = p->path_col,
-				.symbol_col = p->symbol_col};
+				.symbol_col = p->symbol_col,
+				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
 	int err = 0;
 
