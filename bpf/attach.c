@@ -35,14 +35,14 @@ static const char *const tracefs_roots[] = {
 	"/sys/kernel/debug/tracing",
 };
 
-static void set_msg(char *msg, size_t msglen, const char *fmt, ...)
+static void set_err(struct bl_error *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!msg || !msglen)
+	if (!e)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, msglen, fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
 }
 
@@ -149,7 +149,7 @@ static int open_any_cpu(struct perf_event_attr *attr,
 	return sys_perf_event_open(attr, pid, cpu);
 }
 
-static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
+static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 {
 	bool is_k = p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE;
 	bool is_ret = p->kind == PROBE_KRETPROBE || p->kind == PROBE_URETPROBE;
@@ -159,19 +159,18 @@ static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
 
 	err = probe_pmu(is_k ? "kprobe" : "uprobe", &type, &bit);
 	if (err == -ENOENT) {
-		set_msg(msg, msglen,
+		set_err(e,
 			is_k ? "this kernel has no kprobe support (CONFIG_KPROBES)"
 			     : "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
 		return -EOPNOTSUPP;
 	}
 	if (err) {
-		set_msg(msg, msglen,
-			"cannot read the %s PMU in " PMU_DIR ": %s",
+		set_err(e, "cannot read the %s PMU in " PMU_DIR ": %s",
 			is_k ? "kprobe" : "uprobe", strerror(-err));
 		return err;
 	}
 	if (!p->target || !*p->target) {
-		set_msg(msg, msglen, "no %s given", is_k ? "function" : "file");
+		set_err(e, "no %s given", is_k ? "function" : "file");
 		return -EINVAL;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -192,9 +191,9 @@ static int open_kuprobe(const struct perf_probe *p, char *msg, size_t msglen)
 	attr.disabled = 1;
 	fd = open_any_cpu(&attr, p);
 	if (fd < 0)
-		set_msg(msg, msglen, "%s %s+0x%llx: %s",
-			probe_kind_name(p->kind), p->target,
-			(unsigned long long)p->offset, strerror(-fd));
+		set_err(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
+			p->target, (unsigned long long)p->offset,
+			strerror(-fd));
 	return fd;
 }
 
@@ -226,45 +225,59 @@ const char *tracefs_root(void)
 	return NULL;
 }
 
-static int tracepoint_id(const char *cat, const char *name, unsigned long *id,
-			 char *msg, size_t msglen)
+/* The caret of a missing tracepoint: under its name when its category is
+ * in tracefs (@cat_fd open), else under the category. */
+static void tracepoint_missing(const struct perf_probe *p, int cat_fd,
+			       struct bl_error *e)
+{
+	set_err(e, "no tracepoint %s:%s", p->tp_category ? p->tp_category : "",
+		p->tp_name ? p->tp_name : "");
+	if (e)
+		e->column = cat_fd >= 0 ? p->tp_name_col : p->tp_category_col;
+}
+
+static int tracepoint_id(const struct perf_probe *p, unsigned long *id,
+			 struct bl_error *e)
 {
 	const char *root = tracefs_root();
 	char path[PATH_MAX];
-	int err;
+	int cat_fd, err;
 
 	if (!root) {
-		set_msg(msg, msglen,
-			"tracefs is not mounted: "
-			"mount -t tracefs nodev /sys/kernel/tracing");
+		set_err(e, "tracefs is not mounted: "
+			   "mount -t tracefs nodev /sys/kernel/tracing");
+		if (e)
+			e->column = p->tp_category_col;
 		return -ENOENT;
 	}
-	if (!tp_name_ok(cat) || !tp_name_ok(name)) {
-		set_msg(msg, msglen, "no tracepoint %s:%s", cat ? cat : "",
-			name ? name : "");
-		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s", root,
+		 p->tp_category ? p->tp_category : "");
+	cat_fd = open(path, O_PATH | O_CLOEXEC);
+	if (!tp_name_ok(p->tp_category) || !tp_name_ok(p->tp_name) ||
+	    snprintf(path, sizeof(path), "%s/events/%s/%s/id", root,
+		     p->tp_category, p->tp_name) >= (int)sizeof(path)) {
+		err = -ENOENT;
+	} else {
+		err = read_uint(path, id);
+		if (err == -ENOTDIR)
+			err = -ENOENT;
+		else if (err && err != -ENOENT)
+			set_err(e, "cannot read %s: %s", path, strerror(-err));
 	}
-	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, cat,
-		     name) >= (int)sizeof(path)) {
-		set_msg(msg, msglen, "no tracepoint %s:%s", cat, name);
-		return -ENOENT;
-	}
-	err = read_uint(path, id);
-	if (err == -ENOENT || err == -ENOTDIR)
-		set_msg(msg, msglen, "no tracepoint %s:%s", cat, name);
-	else if (err)
-		set_msg(msg, msglen, "cannot read %s: %s", path,
-			strerror(-err));
-	return err == -ENOTDIR ? -ENOENT : err;
+	if (err == -ENOENT)
+		tracepoint_missing(p, cat_fd, e);
+	if (cat_fd >= 0)
+		close(cat_fd);
+	return err;
 }
 
-static int open_tracepoint(const struct perf_probe *p, char *msg, size_t msglen)
+static int open_tracepoint(const struct perf_probe *p, struct bl_error *e)
 {
 	struct perf_event_attr attr;
 	unsigned long id;
 	int fd, err;
 
-	err = tracepoint_id(p->tp_category, p->tp_name, &id, msg, msglen);
+	err = tracepoint_id(p, &id, e);
 	if (err)
 		return err;
 	memset(&attr, 0, sizeof(attr));
@@ -273,13 +286,15 @@ static int open_tracepoint(const struct perf_probe *p, char *msg, size_t msglen)
 	attr.config = id;
 	attr.sample_period = 1;
 	fd = open_any_cpu(&attr, p);
+	if (fd == -ENOENT && e)
+		e->column = p->tp_name_col; /* it exists: under its name */
 	if (fd < 0)
-		set_msg(msg, msglen, "tracepoint %s:%s: %s", p->tp_category,
-			p->tp_name, strerror(-fd));
+		set_err(e, "tracepoint %s:%s: %s", p->tp_category, p->tp_name,
+			strerror(-fd));
 	return fd;
 }
 
-static int open_event(const struct perf_probe *p, char *msg, size_t msglen)
+static int open_event(const struct perf_probe *p, struct bl_error *e)
 {
 	bool hw = p->kind == PROBE_HARDWARE;
 	struct perf_event_attr attr;
@@ -299,32 +314,31 @@ static int open_event(const struct perf_probe *p, char *msg, size_t msglen)
 	if (fd >= 0)
 		return fd;
 	if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP)) {
-		set_msg(msg, msglen,
-			"no hardware PMU (typical in virtual machines)");
+		set_err(e, "no hardware PMU (typical in virtual machines)");
 		return -ENOENT;
 	}
-	set_msg(msg, msglen, "%s event %llu on cpu %d pid %d: %s",
+	set_err(e, "%s event %llu on cpu %d pid %d: %s",
 		hw ? "hardware" : "software", (unsigned long long)p->config,
 		p->cpu, (int)p->pid, strerror(-fd));
 	return fd;
 }
 
-int perf_probe_open(const struct perf_probe *p, char *msg, size_t msglen)
+int perf_probe_open(const struct perf_probe *p, struct bl_error *e)
 {
-	set_msg(msg, msglen, "%s", "");
+	set_err(e, "%s", "");
 	switch (p->kind) {
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE:
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
-		return open_kuprobe(p, msg, msglen);
+		return open_kuprobe(p, e);
 	case PROBE_TRACEPOINT:
-		return open_tracepoint(p, msg, msglen);
+		return open_tracepoint(p, e);
 	case PROBE_SOFTWARE:
 	case PROBE_HARDWARE:
-		return open_event(p, msg, msglen);
+		return open_event(p, e);
 	}
-	set_msg(msg, msglen, "unknown probe kind %d", (int)p->kind);
+	set_err(e, "unknown probe kind %d", (int)p->kind);
 	return -EINVAL;
 }
 
@@ -409,8 +423,8 @@ static int prog_type_for(enum probe_kind kind, const char **name)
 	return -EINVAL;
 }
 
-static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
-		      size_t msglen)
+static int check_prog(int fd, const char *path, enum probe_kind kind,
+		      struct bl_error *e)
 {
 	struct bpf_prog_info info;
 	uint32_t len = sizeof(info);
@@ -419,25 +433,24 @@ static int check_prog(int fd, const char *path, enum probe_kind kind, char *msg,
 
 	want = prog_type_for(kind, &want_name);
 	if (want < 0) {
-		set_msg(msg, msglen, "unknown probe kind %d", (int)kind);
+		set_err(e, "unknown probe kind %d", (int)kind);
 		return want;
 	}
 	if (!bpf_fd_is("bpf-prog", fd)) {
-		set_msg(msg, msglen, "%s is not a BPF program", path);
+		set_err(e, "%s is not a BPF program", path);
 		return -EINVAL;
 	}
 	memset(&info, 0, sizeof(info));
 	err = bpf_obj_get_info_by_fd(fd, &info, &len);
 	if (err) {
 		err = -errno;
-		set_msg(msg, msglen, "%s: %s", path, strerror(errno));
+		set_err(e, "%s: %s", path, strerror(errno));
 		return err;
 	}
 	if (info.type != (uint32_t)want) {
 		const char *have = libbpf_bpf_prog_type_str(info.type);
 
-		set_msg(msg, msglen,
-			"%s is a %s program; a %s needs a %s program", path,
+		set_err(e, "%s is a %s program; a %s needs a %s program", path,
 			have ? have : "unknown", probe_kind_name(kind),
 			want_name);
 		return -EINVAL;
@@ -452,14 +465,13 @@ static bool on_bpffs(const char *path)
 	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
 }
 
-int prog_open_pinned(const char *path, enum probe_kind kind, char *msg,
-		     size_t msglen)
+int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 {
 	int fd, err;
 
-	set_msg(msg, msglen, "%s", "");
+	set_err(e, "%s", "");
 	if (!path || !*path) {
-		set_msg(msg, msglen, "no program path given");
+		set_err(e, "no program path given");
 		return -EINVAL;
 	}
 	fd = bpf_obj_get(path);
@@ -467,14 +479,13 @@ int prog_open_pinned(const char *path, enum probe_kind kind, char *msg,
 		err = errno;
 		/* The kernel answers EACCES for a file outside bpffs. */
 		if (err != ENOENT && !on_bpffs(path)) {
-			set_msg(msg, msglen, "%s is not in a BPF filesystem",
-				path);
+			set_err(e, "%s is not in a BPF filesystem", path);
 			return -EINVAL;
 		}
-		set_msg(msg, msglen, "%s: %s", path, strerror(err));
+		set_err(e, "%s: %s", path, strerror(err));
 		return -err;
 	}
-	err = check_prog(fd, path, kind, msg, msglen);
+	err = check_prog(fd, path, kind, e);
 	if (err) {
 		close(fd);
 		return err;

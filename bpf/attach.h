@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "error.h"
 #include "parse.h"
 
 struct perf_probe {
@@ -17,6 +18,8 @@ struct perf_probe {
 	uint64_t offset;	 /* kprobe: from FUNC; uprobe: file offset */
 	const char *tp_category; /* tracepoint */
 	const char *tp_name;
+	size_t tp_category_col; /* where they start in the command line */
+	size_t tp_name_col;
 	uint32_t perf_type; /* software/hardware: PERF_TYPE_* */
 	uint64_t config;
 	uint64_t period; /* sample_period, used when freq is 0 */
@@ -30,14 +33,14 @@ struct perf_probe {
  * @p: the probe; kprobe/uprobe PMU types and the retprobe bit come from
  *     /sys/bus/event_source/devices/{kprobe,uprobe}/, tracepoint ids from
  *     tracefs (/sys/kernel/tracing, else /sys/kernel/debug/tracing)
- * @msg: out, a user-facing message on failure
- * @msglen: size of @msg
+ * @e: out, a user-facing message on failure (may be NULL); @e->column is
+ *     set only for a missing tracepoint (under its category or its name)
  *
  * Return: a perf event fd (O_CLOEXEC), or -EOPNOTSUPP (no kprobe/uprobe
  * support in this kernel), -ENOENT (no such tracepoint, no hardware PMU,
  * tracefs not mounted), or another -errno from the kernel.
  */
-int perf_probe_open(const struct perf_probe *p, char *msg, size_t msglen);
+int perf_probe_open(const struct perf_probe *p, struct bl_error *e);
 
 /**
  * perf_link_create() - BPF_LINK_CREATE with attach type BPF_PERF_EVENT
@@ -77,10 +80,10 @@ int online_cpus(int *cpus, size_t max);
  * @path: bpffs path
  * @kind: what it will attach to; the program type must fit (kprobe for
  *        kprobes/uprobes, tracepoint, perf_event)
- * @msg: out, message on failure
+ * @e: out, message on failure (may be NULL)
  * Return: a program fd, or -ENOENT, -EINVAL (not a program, wrong type).
  */
-int prog_open_pinned(const char *path, enum probe_kind kind, char *msg,
-		     size_t msglen);
+int prog_open_pinned(const char *path, enum probe_kind kind,
+		     struct bl_error *e);
 
 #endif

@@ -25,17 +25,16 @@
 /* The built-in program, or the pinned prog=; *prog_fd is ours to close
  * only when *pinned. */
 static int program_for(const struct probe_spec *p, unsigned int instance,
-		       int *prog_fd, struct create_error *ce)
+		       int *prog_fd, struct bl_error *e)
 {
 	int fd;
 
 	if (p->opts & OPT_PROG) {
-		fd = prog_open_pinned(p->prog, p->kind, ce->msg,
-				      sizeof(ce->msg));
+		fd = prog_open_pinned(p->prog, p->kind, e);
 	} else {
 		fd = counter_prog_fd(owned_counter(), p->kind, instance);
 		if (fd < 0)
-			snprintf(ce->msg, sizeof(ce->msg),
+			snprintf(e->msg, sizeof(e->msg),
 				 "cannot load the built-in program: %s",
 				 strerror(-fd));
 	}
@@ -67,6 +66,8 @@ static void perf_probe_fill(const struct probe_spec *p,
 	case PROBE_TRACEPOINT:
 		pp->tp_category = p->path;
 		pp->tp_name = p->symbol;
+		pp->tp_category_col = p->path_col;
+		pp->tp_name_col = p->symbol_col;
 		break;
 	default:
 		pp->perf_type = p->perf_type;
@@ -90,13 +91,13 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
  * running the built-in program gets another instance of it (up to 64).
  */
 static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
-		       struct create_error *ce, int *lfd)
+		       struct bl_error *e, int *lfd)
 {
 	unsigned int instance = 0;
 	int prog = -1, err = 0;
 
 	while (!err) {
-		err = program_for(p, instance, &prog, ce);
+		err = program_for(p, instance, &prog, e);
 		if (err)
 			break;
 		*lfd = perf_link_create(prog, pfd, cookie);
@@ -111,12 +112,12 @@ static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
 		if (err == -EEXIST)
 			err = -E2BIG;
 		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
-			snprintf(ce->msg, sizeof(ce->msg),
+			snprintf(e->msg, sizeof(e->msg),
 				 "64 programs run on this tracepoint, the "
 				 "kernel's limit (removed links count until "
 				 "the kernel has released them)");
 		else if (err)
-			snprintf(ce->msg, sizeof(ce->msg),
+			snprintf(e->msg, sizeof(e->msg),
 				 "cannot create the link: %s", strerror(-err));
 		break;
 	}
@@ -125,8 +126,7 @@ static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
 
 /* One link on one CPU (-1: all); its id goes into *id. */
 static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
-		    int cpu, const char *spec, struct create_error *ce,
-		    __u32 *id)
+		    int cpu, const char *spec, struct bl_error *e, __u32 *id)
 {
 	char kfunc[2 * PROBE_NAME_MAX];
 	struct perf_probe pp;
@@ -137,7 +137,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		slot = counter_slot_alloc(owned_counter());
 		if (slot < 0) {
 			err = slot;
-			snprintf(ce->msg, sizeof(ce->msg),
+			snprintf(e->msg, sizeof(e->msg),
 				 "out of counter slots");
 		}
 		cookie = slot;
@@ -148,16 +148,18 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		pp.target = kfunc;
 	}
 	if (!err) {
-		pfd = perf_probe_open(&pp, ce->msg, sizeof(ce->msg));
+		pfd = perf_probe_open(&pp, e);
 		err = pfd < 0 ? pfd : 0;
 	}
 	if (!err)
-		err = link_attach(p, pfd, cookie, ce, &lfd);
+		err = link_attach(p, pfd, cookie, e, &lfd);
 	if (pfd >= 0)
 		close(pfd);
 	if (!err)
-		err = link_register(p, ut, &pp, cookie, slot, spec, &lfd, ce,
+		err = link_register(p, ut, &pp, cookie, slot, spec, &lfd, e,
 				    id);
+	if (err == -ENOENT && pfd >= 0 && p->kind == PROBE_TRACEPOINT)
+		e->column = p->symbol_col; /* it exists: under its name */
 	if (err) {
 		if (lfd >= 0)
 			close(lfd);
@@ -169,23 +171,23 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct create_error *ce)
+		 struct bl_error *e, char *warning, size_t warning_len)
 {
 	struct uprobe_target *ut = NULL;
 	bool per_cpu = false;
 	char *spec = malloc(len + 32);
 	int cpus[MAX_CPUS], n, i, err = 0;
 
-	ce->column = 0;
-	ce->msg[0] = ce->warning[0] = '\0';
+	e->err = 0;
+	e->column = 0;
+	e->msg[0] = warning[0] = '\0';
 	if (!spec)
 		return -ENOMEM;
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
-		err = ut ? resolve_uprobe(p, pid, memo, ut, ce) : -ENOMEM;
+		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
 		if (!err && ut->warning[0])
-			snprintf(ce->warning, sizeof(ce->warning), "%s",
-				 ut->warning);
+			snprintf(warning, warning_len, "%s", ut->warning);
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
 	if (n == -ENXIO) {
@@ -193,13 +195,13 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 
 		err = -EINVAL;
 		snprintf(
-			ce->msg, sizeof(ce->msg),
+			e->msg, sizeof(e->msg),
 			"cpu %d is not online (see /sys/devices/system/cpu/online)",
 			p->cpu);
-		ce->column = opt ? (size_t)(opt - line) : 0;
+		e->column = opt ? (size_t)(opt - line) : 0;
 	} else if (n < 0) {
 		err = n;
-		snprintf(ce->msg, sizeof(ce->msg), "cannot read online CPUs");
+		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
 	}
 	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
 	for (i = 0; !err && i < n; i++) {
@@ -212,14 +214,13 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 			snprintf(spec, len + 32, "%.*s", (int)len, line);
 		err = id_list_reserve(made, 1);
 		if (!err)
-			err = link_one(p, ut, cpus[i], spec, ce,
+			err = link_one(p, ut, cpus[i], spec, e,
 				       &made->ids[made->len]);
-		if (err == -ENOENT && p->kind == PROBE_TRACEPOINT)
-			tracepoint_column(p, ce);
 		if (!err)
 			made->len = before + 1;
 	}
 	free(spec);
 	free(ut);
+	e->err = err;
 	return err;
 }

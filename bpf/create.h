@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "error.h"
 #include "id_list.h"
 #include "parse.h"
 
@@ -17,12 +18,6 @@
  */
 #define COMMAND_MAX_BYTES 8000u
 
-struct create_error {
-	size_t column; /* 0-based, for the caret */
-	char msg[256];
-	char warning[256]; /* non-empty: log it even on success */
-};
-
 /**
  * probe_create() - make the link(s) for one parsed probe line
  * @p: the parsed probe; its columns index @line
@@ -31,7 +26,9 @@ struct create_error {
  * @pid: the writer; relative uprobe paths resolve against its cwd
  * @made: ids of the links made are appended
  * @memo: path resolution memo of the current write request, or NULL
- * @ce: out, message and column on failure; a warning on success
+ * @e: out, the error on failure (its column indexes @line)
+ * @warning: out, @warning_len bytes; non-empty: a warning to log even on
+ *           success
  *
  * software/hardware events make one link per online CPU unless cpu= or
  * pid= narrows them; if one fails, those already made for this line stay
@@ -41,6 +38,6 @@ struct create_error {
  */
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct create_error *ce);
+		 struct bl_error *e, char *warning, size_t warning_len);
 
 #endif

@@ -14,7 +14,8 @@
 
 #include "perf_names.h"
 
-/* Longer tokens are cut in messages, which must fit parse_error.msg. */
+/* Longer tokens are cut in messages, which must fit PARSE_MSG_MAX. */
+#define PARSE_MSG_MAX 160 /* as error_log has always shown them */
 #define QUOTE_MAX 48
 #define TOK_FMT "'%.*s%s'"
 #define TOK_ARGS(lx, b, e)                                                     \
@@ -27,7 +28,7 @@ struct lexer {
 	const char *s; /* the line as written: columns index it */
 	size_t end;    /* without trailing blanks and '\r' */
 	size_t pos;
-	struct parse_error *perr;
+	struct bl_error *perr;
 	size_t cookie_col;   /* where cookie= was given */
 	bool period_in_spec; /* s:EVENT:PERIOD */
 };
@@ -84,7 +85,7 @@ fail(struct lexer *lx, int err, size_t col, const char *fmt, ...)
 	lx->perr->err = err;
 	lx->perr->column = col;
 	va_start(ap, fmt);
-	vsnprintf(lx->perr->msg, sizeof(lx->perr->msg), fmt, ap);
+	vsnprintf(lx->perr->msg, PARSE_MSG_MAX, fmt, ap);
 	va_end(ap);
 	return err;
 }
@@ -637,7 +638,7 @@ static int trim_and_check(struct lexer *lx)
 }
 
 int parse_line(const char *line, size_t len, struct parsed_cmd *cmd,
-	       struct parse_error *perr)
+	       struct bl_error *perr)
 {
 	struct lexer lx = {.s = line, .end = len, .perr = perr};
 	int err;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 enum cmd_kind {
 	CMD_NONE,	/* blank line or comment */
 	CMD_PROBE,	/* create link(s) */
@@ -73,12 +75,6 @@ struct parsed_cmd {
 	struct probe_spec probe; /* CMD_PROBE */
 };
 
-struct parse_error {
-	int err;       /* -errno: -EINVAL, -ENOENT (unknown event name) */
-	size_t column; /* 0-based byte index of the first bad character */
-	char msg[160]; /* e.g. "unknown option 'foo'" */
-};
-
 /**
  * parse_line() - parse one control line
  * @line: the line, without its newline; need not be NUL-terminated and may
@@ -95,7 +91,7 @@ struct parse_error {
  * name). @perr->column points at the first bad character.
  */
 int parse_line(const char *line, size_t len, struct parsed_cmd *cmd,
-	       struct parse_error *perr);
+	       struct bl_error *perr);
 
 /**
  * probe_kind_name() - "uprobe", "kretprobe", "tracepoint", "software", ...

@@ -74,14 +74,13 @@ static void fields_from_probe(const struct probe_spec *p,
 }
 
 /* Register a new link; with pin_dir its pin holds it and the fd goes. */
-static int own_link(const struct owned_info *own, int *lfd,
-		    struct create_error *ce)
+static int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
 {
 	int err;
 
 	if (!pin_enabled())
 		return owned_add(own, *lfd);
-	err = pin_link(own, *lfd, ce->msg, sizeof(ce->msg));
+	err = pin_link(own, *lfd, e->msg, sizeof(e->msg));
 	if (!err) {
 		close(*lfd);
 		*lfd = -1;
@@ -91,8 +90,7 @@ static int own_link(const struct owned_info *own, int *lfd,
 
 int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
 		  const struct perf_probe *pp, __u64 cookie, int slot,
-		  const char *spec, int *lfd, struct create_error *ce,
-		  __u32 *id)
+		  const char *spec, int *lfd, struct bl_error *e, __u32 *id)
 {
 	struct owned_info *own = calloc(1, sizeof(*own));
 	int err = own ? 0 : -ENOMEM;
@@ -113,7 +111,7 @@ int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
 			own->ino = ut->ino;
 		}
 		snprintf(own->spec, sizeof(own->spec), "%s", spec);
-		err = own_link(own, lfd, ce);
+		err = own_link(own, lfd, e);
 		if (!err)
 			*id = own->f.id;
 	}

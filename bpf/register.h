@@ -20,11 +20,10 @@
  * @pp: the perf event it was made on; @cookie, @slot: as made
  * @lfd: the link fd; taken (set to -1) when the pin holds the link
  * @id: out, the link's id
- * Return: 0 or -errno, with @ce->msg set where there is more to say.
+ * Return: 0 or -errno, with @e->msg set where there is more to say.
  */
 int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
 		  const struct perf_probe *pp, __u64 cookie, int slot,
-		  const char *spec, int *lfd, struct create_error *ce,
-		  __u32 *id);
+		  const char *spec, int *lfd, struct bl_error *e, __u32 *id);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "attach.h"
 #include "resolve.h"
@@ -55,9 +54,12 @@ static void memo_set(struct path_memo *m, const char *path, const char *canon)
 
 int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
-		   struct create_error *ce)
+		   struct bl_error *e)
 {
-	struct target_error te = {0};
+	/* the caret under PATH unless the resolver says otherwise */
+	struct uprobe_err te = {.path_col = p->path_col,
+				.symbol_col = p->symbol_col,
+				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
 	int err = 0;
 
@@ -74,23 +76,8 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 				     p->kind == PROBE_URETPROBE, ut, &te);
 	free(canon);
 	if (err) {
-		snprintf(ce->msg, sizeof(ce->msg), "%s", te.msg);
-		ce->column = te.column_hint ? p->symbol_col : p->path_col;
+		*e = te.e;
+		e->err = err;
 	}
 	return err;
-}
-
-/* ENOENT for a tracepoint: caret under the category, or under the name
- * when the category exists in tracefs. */
-void tracepoint_column(const struct probe_spec *p, struct create_error *ce)
-{
-	const char *root = tracefs_root();
-	char path[PATH_MAX + 64];
-
-	if (!root) {
-		ce->column = p->path_col;
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/events/%s", root, p->path);
-	ce->column = access(path, F_OK) ? p->path_col : p->symbol_col;
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "create.h"
+#include "error.h"
 #include "parse.h"
 #include "uprobe_target.h"
 
@@ -26,17 +27,11 @@ int probe_cpus(const struct probe_spec *p, int *cpus, size_t max);
  * @memo) and SYMBOL to the file and offset the kernel probes
  * @pid: the writer; 0 when it is not seen from here
  * @ut: out, the target
- * @ce: on failure, the message and the caret column
+ * @e: on failure, the error, its caret under PATH or SYMBOL
  * Return: 0 or -errno.
  */
 int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
-		   struct create_error *ce);
-
-/**
- * tracepoint_column() - ENOENT for a tracepoint: the caret under the
- * category, or under the name when the category exists in tracefs
- */
-void tracepoint_column(const struct probe_spec *p, struct create_error *ce);
+		   struct bl_error *e);
 
 #endif

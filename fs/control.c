@@ -174,8 +174,8 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 		     const char *line, size_t len, pid_t pid,
 		     struct id_list *made, struct path_memo *memo)
 {
-	struct create_error ce = {0};
-	char msg[96];
+	struct bl_error e = {0};
+	char msg[96], warning[256] = "";
 	int err;
 
 	/* every link keeps its command whole: spec, links.json, pin_dir */
@@ -187,10 +187,11 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 			      COMMAND_MAX_BYTES);
 		return -EINVAL;
 	}
-	err = probe_create(&cmd->probe, line, len, pid, made, memo, &ce);
-	if (err || ce.warning[0])
-		error_log_add(err, h->line_no, err ? ce.msg : ce.warning, line,
-			      len, ce.column);
+	err = probe_create(&cmd->probe, line, len, pid, made, memo, &e, warning,
+			   sizeof(warning));
+	if (err || warning[0])
+		error_log_add(err, h->line_no, err ? e.msg : warning, line, len,
+			      e.column);
 	return err;
 }
 
@@ -199,7 +200,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		    pid_t pid, struct id_list *made, struct path_memo *memo)
 {
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
-	struct parse_error pe = {0};
+	struct bl_error pe = {0};
 	size_t lead;
 	int err;
 

@@ -221,7 +221,6 @@ static void detect_sw_aliases(struct counter *counter)
 {
 	static const __u64 configs[] = {0 /* cpu-clock */, 1 /* task-clock */};
 	struct link_fields *f = malloc(sizeof(*f));
-	char msg[256];
 	size_t i;
 
 	for (i = 0; f && link_features()->perf_link_info && i < 2; i++) {
@@ -232,7 +231,7 @@ static void detect_sw_aliases(struct counter *counter)
 				       .pid = -1,
 				       .cpu = 0};
 		int prog = counter_prog_fd(counter, p.kind, 0);
-		int pfd = perf_probe_open(&p, msg, sizeof(msg)), lfd = -1;
+		int pfd = perf_probe_open(&p, NULL), lfd = -1;
 
 		if (pfd >= 0 && prog >= 0)
 			lfd = perf_link_create(prog, pfd, 0);

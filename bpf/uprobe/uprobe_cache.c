@@ -332,7 +332,7 @@ static struct uprobe_rfile *rescache_add(struct uprobe_rfile *rf)
 }
 
 int uprobe_rescache_get(const char *path, struct uprobe_rfile **rfp,
-			struct uprobe_elf *f, struct target_error *terr)
+			struct uprobe_elf *f, struct uprobe_err *terr)
 {
 	struct uprobe_rfile *rf;
 	struct stat st;

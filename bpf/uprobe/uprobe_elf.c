@@ -44,7 +44,7 @@ static int elf_ready(void)
 }
 
 /* A 64-bit executable or shared object for us. */
-static int check_elf(Elf *elf, const char *path, struct target_error *terr)
+static int check_elf(Elf *elf, const char *path, struct uprobe_err *terr)
 {
 	GElf_Ehdr eh;
 
@@ -86,7 +86,7 @@ void uprobe_elf_close(struct uprobe_elf *f)
 }
 
 int uprobe_elf_open(struct uprobe_elf *f, const char *path,
-		    struct target_error *terr)
+		    struct uprobe_err *terr)
 {
 	int err = elf_ready();
 

@@ -68,7 +68,7 @@ static bool inside(uint64_t off, uint64_t n, uint64_t ent, uint64_t size)
 /* The header tables: counts under the limits, inside the file. */
 static int check_headers(const Elf64_Ehdr *eh, uint64_t shnum, uint64_t phnum,
 			 uint64_t size, const char *path,
-			 struct target_error *terr)
+			 struct uprobe_err *terr)
 {
 	if (shnum > UPROBE_ELF_MAX_HEADERS || phnum > UPROBE_ELF_MAX_HEADERS) {
 		uprobe_set_err(terr, 0,
@@ -153,7 +153,7 @@ static int whole_of(const struct whole *w, size_t i)
 
 /* A table read whole and limited: its size. */
 static int check_limit(const Elf64_Shdr *sh, size_t i, const char *path,
-		       struct target_error *terr)
+		       struct uprobe_err *terr)
 {
 	uint64_t max = sh->sh_type == SHT_STRTAB ? UPROBE_STRTAB_MAX_BYTES
 						 : UPROBE_SYMTAB_MAX_BYTES;
@@ -171,7 +171,7 @@ static int check_limit(const Elf64_Shdr *sh, size_t i, const char *path,
 /* Section @i: inside the file; a table read whole holds its bytes. */
 static int check_section(int fd, const Elf64_Shdr *sh, size_t i, int whole,
 			 uint64_t size, const char *path,
-			 struct target_error *terr)
+			 struct uprobe_err *terr)
 {
 	const char *kind = kind_of(sh->sh_type);
 
@@ -212,7 +212,7 @@ static int check_section(int fd, const Elf64_Shdr *sh, size_t i, int whole,
 
 static int check_sections(int fd, const Elf64_Ehdr *eh, uint64_t shnum,
 			  uint64_t size, const char *path,
-			  struct target_error *terr)
+			  struct uprobe_err *terr)
 {
 	size_t len = shnum * sizeof(Elf64_Shdr), i;
 	struct whole w;
@@ -239,7 +239,7 @@ static int check_sections(int fd, const Elf64_Ehdr *eh, uint64_t shnum,
 }
 
 int uprobe_elf_bounds(int fd, const struct stat *st, const char *path,
-		      struct target_error *terr)
+		      struct uprobe_err *terr)
 {
 	uint64_t shnum, phnum, size = (uint64_t)st->st_size;
 	Elf64_Ehdr eh;

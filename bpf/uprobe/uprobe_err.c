@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The resolver's error value: message and caret column (target_error). */
+/* The resolver's error value: message and caret column (struct uprobe_err). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "uprobe_internal.h"
 #include "uprobe_target.h"
 
-void uprobe_set_err(struct target_error *terr, size_t column, const char *fmt,
+void uprobe_set_err(struct uprobe_err *terr, bool at_symbol, const char *fmt,
 		    ...)
 {
 	va_list ap;
 
 	if (!terr)
 		return;
-	terr->column_hint = column;
+	terr->e.column = at_symbol ? terr->symbol_col : terr->path_col;
 	va_start(ap, fmt);
-	vsnprintf(terr->msg, sizeof(terr->msg), fmt, ap);
+	vsnprintf(terr->e.msg, sizeof(terr->e.msg), fmt, ap);
 	va_end(ap);
 }

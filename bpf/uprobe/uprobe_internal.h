@@ -10,7 +10,7 @@
  *   uprobe_mount.c   the daemon's own mount, which no PATH may lead into
  *   uprobe_elf.c     opening a probe-able ELF file, its tables (libelf)
  *   uprobe_elfcheck.c  the bounds of a hostile ELF file
- *   uprobe_err.c     the error value (target_error)
+ *   uprobe_err.c     the error value (struct uprobe_err)
  */
 #ifndef BPFLINKFS_UPROBE_INTERNAL_H
 #define BPFLINKFS_UPROBE_INTERNAL_H
@@ -35,9 +35,10 @@
 
 #include "uprobe_target.h"
 
-/* Fill @terr (may be NULL) with @column as its column_hint and a message. */
+/* Fill @terr (may be NULL): the message, and the caret under SYMBOL when
+ * @at_symbol, else under PATH. */
 __attribute__((format(printf, 3, 4))) void
-uprobe_set_err(struct target_error *terr, size_t column, const char *fmt, ...);
+uprobe_set_err(struct uprobe_err *terr, bool at_symbol, const char *fmt, ...);
 
 /**
  * uprobe_ldcache_lookup() - find a library for this architecture in the
@@ -77,7 +78,7 @@ int uprobe_own_mount_dev(dev_t *dev, char *dir);
  * unseen writer cannot name).
  */
 int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
-			char *out, mode_t *mode, struct target_error *terr);
+			char *out, mode_t *mode, struct uprobe_err *terr);
 
 struct uprobe_elf {
 	int fd;
@@ -98,7 +99,7 @@ struct uprobe_elf {
  * -errno of open()/fstat().
  */
 int uprobe_elf_open(struct uprobe_elf *f, const char *path,
-		    struct target_error *terr);
+		    struct uprobe_err *terr);
 
 /*
  * What an ELF file may cost (uprobe_elfcheck.c, uprobe_symtab_load()):
@@ -129,7 +130,7 @@ int uprobe_elf_open(struct uprobe_elf *f, const char *path,
  * Return: 0, -EINVAL (with a message), or -ENOMEM.
  */
 int uprobe_elf_bounds(int fd, const struct stat *st, const char *path,
-		      struct target_error *terr);
+		      struct uprobe_err *terr);
 
 /* Close what uprobe_elf_open() opened; safe to call twice. */
 void uprobe_elf_close(struct uprobe_elf *f);
@@ -259,7 +260,7 @@ struct uprobe_rfile {
  * budget; @f is open), or the -errno of uprobe_elf_open().
  */
 int uprobe_rescache_get(const char *path, struct uprobe_rfile **rfp,
-			struct uprobe_elf *f, struct target_error *terr);
+			struct uprobe_elf *f, struct uprobe_err *terr);
 void uprobe_rescache_put(struct uprobe_rfile *rf);
 
 /* A file in the cache now is the same probe-able ELF file it was then. */
@@ -283,6 +284,6 @@ bool uprobe_rfile_off_in_exec(const struct uprobe_rfile *rf, uint64_t off);
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
-			    struct uprobe_target *t, struct target_error *terr);
+			    struct uprobe_target *t, struct uprobe_err *terr);
 
 #endif

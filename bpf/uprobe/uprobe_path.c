@@ -72,7 +72,7 @@ static int bare_path(pid_t pid, const char *name, char *out)
 }
 
 static int find_bare_name(const char *name, pid_t pid, char *out,
-			  struct target_error *terr)
+			  struct uprobe_err *terr)
 {
 	bool lib_first = strncmp(name, "lib", 3) == 0;
 	int cache_err = -ENOENT, path_err;
@@ -99,14 +99,14 @@ static int find_bare_name(const char *name, pid_t pid, char *out,
 }
 
 int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct target_error *terr)
+			struct uprobe_err *terr)
 {
 	struct uprobe_elf f;
 	mode_t mode;
 	int err;
 
 	if (terr)
-		terr->msg[0] = '\0';
+		terr->e.msg[0] = '\0';
 	if (!path || !*path) {
 		uprobe_set_err(terr, 0, "empty path");
 		return -EINVAL;

@@ -299,7 +299,7 @@ static int find_definer(const struct res_src *s, const struct sym_req *r,
 
 static int not_found(const struct res_src *s, const char *path,
 		     const struct sym_req *r, const struct scan *sc,
-		     bool stripped, struct target_error *terr)
+		     bool stripped, struct uprobe_err *terr)
 {
 	char lib[PATH_MAX];
 
@@ -342,7 +342,7 @@ static int not_found(const struct res_src *s, const char *path,
 }
 
 static int ambiguous(const struct res_src *s, const struct sym_req *r,
-		     const struct scan *sc, struct target_error *terr)
+		     const struct scan *sc, struct uprobe_err *terr)
 {
 	char list[200];
 	size_t used = 0;
@@ -365,7 +365,7 @@ static int ambiguous(const struct res_src *s, const struct sym_req *r,
 }
 
 /* Why find_symbol() failed with @err, for the writer. */
-static int symbols_unread(int err, const char *path, struct target_error *terr)
+static int symbols_unread(int err, const char *path, struct uprobe_err *terr)
 {
 	if (err == -ENODATA) {
 		uprobe_set_err(terr, 1, "no symbol table in %s (stripped)",
@@ -386,7 +386,7 @@ static int symbols_unread(int err, const char *path, struct target_error *terr)
 
 static int resolve_symbol(const struct res_src *s, const char *path,
 			  const char *symbol, uint64_t offset,
-			  struct uprobe_target *t, struct target_error *terr)
+			  struct uprobe_target *t, struct uprobe_err *terr)
 {
 	struct sym_req r;
 	struct scan sc;
@@ -434,7 +434,7 @@ static int resolve_symbol(const struct res_src *s, const char *path,
 static int resolve_prepare(const char *canonical, const char *symbol,
 			   uint64_t offset, bool by_offset, bool retprobe,
 			   struct uprobe_target *t, struct uprobe_target *res,
-			   struct target_error *terr)
+			   struct uprobe_err *terr)
 {
 	if (!canonical || !t || (!by_offset && (!symbol || !*symbol))) {
 		uprobe_set_err(terr, 1, "no symbol or file offset given");
@@ -458,7 +458,7 @@ static int resolve_prepare(const char *canonical, const char *symbol,
 /* Resolve from @s into @res (path, dev and ino already set). */
 static int resolve_in(const struct res_src *s, const char *symbol,
 		      uint64_t offset, bool by_offset,
-		      struct uprobe_target *res, struct target_error *terr)
+		      struct uprobe_target *res, struct uprobe_err *terr)
 {
 	int err = 0;
 
@@ -479,7 +479,7 @@ static int resolve_in(const struct res_src *s, const char *symbol,
 /* Resolve from the open @f with libelf, then close it. */
 static int resolve_elf(struct uprobe_elf *f, const char *symbol,
 		       uint64_t offset, bool by_offset,
-		       struct uprobe_target *res, struct target_error *terr)
+		       struct uprobe_target *res, struct uprobe_err *terr)
 {
 	struct res_src s = {.elf = f->elf, .size = f->st.st_size};
 	int err;
@@ -493,7 +493,7 @@ static int resolve_elf(struct uprobe_elf *f, const char *symbol,
 
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
-			    struct uprobe_target *t, struct target_error *terr)
+			    struct uprobe_target *t, struct uprobe_err *terr)
 {
 	struct uprobe_target res;
 	struct uprobe_elf f;
@@ -516,7 +516,7 @@ int uprobe_resolve_uncached(const char *canonical, const char *symbol,
  */
 int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   bool by_offset, bool retprobe, struct uprobe_target *t,
-		   struct target_error *terr)
+		   struct uprobe_err *terr)
 {
 	struct uprobe_target res;
 	struct uprobe_rfile *rf;

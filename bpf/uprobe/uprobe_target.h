@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "error.h"
+
 struct uprobe_target {
 	char path[PATH_MAX]; /* the daemon's path to the file, for the kernel */
 	uint64_t offset;     /* file offset of the probed instruction */
@@ -17,9 +19,16 @@ struct uprobe_target {
 	char warning[256]; /* non-empty: a warning for error_log (IFUNC ...) */
 };
 
-struct target_error {
-	size_t column_hint; /* 0: the path is at fault; 1: the symbol is */
-	char msg[256];	    /* e.g. "no symbol 'foo' in /usr/bin/bash" */
+/*
+ * The resolver's error: @path_col and @symbol_col, given by the caller, are
+ * where PATH and SYMBOL start in the command line; on failure the resolver
+ * sets @e.column to the one at fault and @e.msg (e.g. "no symbol 'foo' in
+ * /usr/bin/bash").
+ */
+struct uprobe_err {
+	size_t path_col;
+	size_t symbol_col;
+	struct bl_error e;
 };
 
 /* A writer whose pid the daemon cannot see (FUSE pid 0). */
@@ -52,7 +61,7 @@ struct target_error {
  * /proc/self for an unseen writer), or another -errno.
  */
 int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct target_error *terr);
+			struct uprobe_err *terr);
 
 /**
  * uprobe_resolve() - resolve a uprobe spec to a file offset
@@ -73,7 +82,7 @@ int uprobe_resolve_path(const char *path, pid_t pid, char *out,
  */
 int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   bool by_offset, bool retprobe, struct uprobe_target *t,
-		   struct target_error *terr);
+		   struct uprobe_err *terr);
 
 /**
  * uprobe_exclude_dir() - refuse paths that lead into the FUSE mount on @dir

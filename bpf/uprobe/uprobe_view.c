@@ -45,7 +45,7 @@ struct walk {
 	int links;
 	pid_t pid;	     /* the writer (see uprobe_resolve_path) */
 	const char *written; /* PATH as written, for messages */
-	struct target_error *terr;
+	struct uprobe_err *terr;
 	dev_t mnt_dev; /* the daemon's own mount, when mnt_known */
 	bool mnt_known;
 };
@@ -594,7 +594,7 @@ static int walk_from_cwd(struct walk *w, char *cwd_text)
 	if (!err) {
 		strcpy(w->todo, rest);
 		w->pos = 0;
-	} else if (!w->terr || !w->terr->msg[0]) {
+	} else if (!w->terr || !w->terr->e.msg[0]) {
 		uprobe_set_err(w->terr, 0,
 			       "%s: cannot find the writer's working "
 			       "directory: %s",
@@ -611,7 +611,7 @@ static int walk_from_cwd(struct walk *w, char *cwd_text)
  * path to the file in @kp, the walk (caller frees) in *@wp.
  */
 static int walk_text(pid_t pid, const char *text, const char *written,
-		     struct target_error *terr, char *kp, struct walk **wp)
+		     struct uprobe_err *terr, char *kp, struct walk **wp)
 {
 	struct walk *w = calloc(1, sizeof(*w));
 	char *cwd = NULL;
@@ -639,7 +639,7 @@ static int walk_text(pid_t pid, const char *text, const char *written,
 		err = walk_run(w);
 	if (!err)
 		err = kpath(w, w->canon, kp);
-	if (err && (!terr || !terr->msg[0])) {
+	if (err && (!terr || !terr->e.msg[0])) {
 		if (cwd && text[0] != '/')
 			uprobe_set_err(terr, 0, "%s (relative to %s): %s",
 				       written, cwd, errstr(-err));
@@ -728,7 +728,7 @@ static void holder_name(const struct walk *w, char *kp)
 }
 
 int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
-			char *out, mode_t *mode, struct target_error *terr)
+			char *out, mode_t *mode, struct uprobe_err *terr)
 {
 	struct walk *w = NULL;
 	int err = walk_text(pid, text, written, terr, out, &w);

@@ -52,7 +52,7 @@ static void check_probe(const struct probe_spec *p)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static struct parsed_cmd cmd, again;
-	struct parse_error perr, perr2;
+	struct bl_error perr, perr2;
 	int ret, ret2;
 
 	ret = parse_line((const char *)data, size, &cmd, &perr);

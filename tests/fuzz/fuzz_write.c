@@ -108,7 +108,7 @@ static int make_one(const char *line, size_t len, struct id_list *made)
 
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct create_error *ce)
+		 struct bl_error *ce, char *warning, size_t warning_len)
 {
 	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};
 	unsigned int h = line_hash(line, len);
@@ -134,7 +134,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		return errs[h % 4];
 	}
 	if (h % 13 == 0)
-		snprintf(ce->warning, sizeof(ce->warning), "model warning");
+		snprintf(warning, warning_len, "model warning");
 	return 0;
 }
 

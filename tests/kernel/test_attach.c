@@ -203,10 +203,11 @@ static void test_uprobe(struct counter *c, enum probe_kind kind,
 	int pfd, lfd, prog, slot, cnt;
 	uint32_t link_id = 0, prog_id;
 	uint64_t hits = 1;
-	char msg[256];
+	struct bl_error be = {0};
+	const char *msg = be.msg;
 	bool perf;
 
-	pfd = perf_probe_open(&p, msg, sizeof(msg));
+	pfd = perf_probe_open(&p, &be);
 	EXPECT(pfd >= 0, "perf_probe_open: %d %s", pfd, msg);
 	prog = counter_prog_fd(c, kind, 0);
 	slot = counter_slot_alloc(c);
@@ -246,9 +247,10 @@ static int tp_link(struct counter *c, unsigned int instance, int slot, int *err)
 		.cpu = -1,
 	};
 	int pfd, prog, lfd;
-	char msg[256];
+	struct bl_error be = {0};
+	const char *msg = be.msg;
 
-	pfd = perf_probe_open(&p, msg, sizeof(msg));
+	pfd = perf_probe_open(&p, &be);
 	EXPECT(pfd >= 0, "tracepoint open: %d %s", pfd, msg);
 	if (pfd < 0)
 		return *err = pfd;
@@ -334,9 +336,10 @@ static void test_software(struct counter *c)
 	int pfd, lfd, slot = counter_slot_alloc(c);
 	uint64_t before = 0, after = 0;
 	cpu_set_t set, old;
-	char msg[256];
+	struct bl_error be = {0};
+	const char *msg = be.msg;
 
-	pfd = perf_probe_open(&p, msg, sizeof(msg));
+	pfd = perf_probe_open(&p, &be);
 	EXPECT(pfd >= 0, "cpu-clock open: %d %s", pfd, msg);
 	if (pfd < 0)
 		return;
@@ -362,10 +365,11 @@ static void test_software(struct counter *c)
 
 static void expect_fail(const struct perf_probe *p, int want, const char *msg)
 {
-	char buf[256];
+	struct bl_error be = {0};
+	const char *buf = be.msg;
 	int fd;
 
-	fd = perf_probe_open(p, buf, sizeof(buf));
+	fd = perf_probe_open(p, &be);
 	if (fd >= 0)
 		close(fd);
 	EXPECT(fd == want, "got %d, want %d (%s)", fd, want, buf);
@@ -481,7 +485,9 @@ static void test_online_cpus(void)
 
 static void test_pinned(struct counter *c)
 {
-	char tp[128], map[128], msg[256];
+	char tp[128], map[128];
+	struct bl_error be = {0};
+	const char *msg = be.msg;
 	struct stat st;
 	int fd;
 
@@ -494,22 +500,21 @@ static void test_pinned(struct counter *c)
 	snprintf(tp, sizeof(tp), "/sys/fs/bpf/bpflinkfs_test_tp");
 	snprintf(map, sizeof(map), "/sys/fs/bpf/bpflinkfs_test_map");
 	bpf_obj_pin(counter_map_fd(c), map);
-	fd = prog_open_pinned(tp, PROBE_TRACEPOINT, msg, sizeof(msg));
+	fd = prog_open_pinned(tp, PROBE_TRACEPOINT, &be);
 	EXPECT(fd >= 0 && obj_id(fd) == obj_id(counter_prog_fd(
 						c, PROBE_TRACEPOINT, 0)),
 	       "pinned tracepoint prog: %d %s", fd, msg);
 	if (fd >= 0)
 		close(fd);
-	fd = prog_open_pinned(tp, PROBE_UPROBE, msg, sizeof(msg));
+	fd = prog_open_pinned(tp, PROBE_UPROBE, &be);
 	EXPECT(fd == -EINVAL && strstr(msg, "needs a kprobe program"),
 	       "wrong type: %d %s", fd, msg);
-	fd = prog_open_pinned(map, PROBE_UPROBE, msg, sizeof(msg));
+	fd = prog_open_pinned(map, PROBE_UPROBE, &be);
 	EXPECT(fd == -EINVAL && strstr(msg, "is not a BPF program"),
 	       "map: %d %s", fd, msg);
-	fd = prog_open_pinned("/sys/fs/bpf/bpflinkfs_none", PROBE_UPROBE, msg,
-			      sizeof(msg));
+	fd = prog_open_pinned("/sys/fs/bpf/bpflinkfs_none", PROBE_UPROBE, &be);
 	EXPECT(fd == -ENOENT, "missing pin: %d %s", fd, msg);
-	fd = prog_open_pinned(fixture, PROBE_UPROBE, msg, sizeof(msg));
+	fd = prog_open_pinned(fixture, PROBE_UPROBE, &be);
 	EXPECT(fd == -EINVAL && strstr(msg, "not in a BPF filesystem"),
 	       "not bpffs: %d %s", fd, msg);
 	unlink(tp);
@@ -527,7 +532,7 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	int slot = counter_slot_alloc(c), pfd, lfd, bad, err;
 	struct counter *c2;
 	uint64_t hits = 0;
-	char msg[256];
+	struct bl_error be = {0};
 
 	err = counter_open_reuse(&c2, counter_map_fd(c));
 	EXPECT(err == 0, "counter_open_reuse: %d", err);
@@ -536,7 +541,7 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	EXPECT(obj_id(counter_map_fd(c2)) == obj_id(counter_map_fd(c)),
 	       "not the same map");
 	EXPECT(counter_slot_claim(c2, slot) == 0, "claim %d", slot);
-	pfd = perf_probe_open(&p, msg, sizeof(msg));
+	pfd = perf_probe_open(&p, &be);
 	lfd = perf_link_create(counter_prog_fd(c2, PROBE_UPROBE, 0), pfd, slot);
 	close(pfd);
 	EXPECT(lfd >= 0, "link with the second counter: %d", lfd);

@@ -24,7 +24,8 @@ int main(void)
 			       .cpu = -1};
 	static struct link_fields f;
 	struct counter *c;
-	char msg[256];
+	struct bl_error be = {0};
+	const char *msg = be.msg;
 	struct stat st;
 	int pfd, lfd, err;
 
@@ -34,7 +35,7 @@ int main(void)
 		skip_all("no tracefs at /sys/kernel/tracing");
 	if (link_features_detect() || counter_open(&c, 16))
 		bail_out("cannot detect features or load the counter");
-	pfd = perf_probe_open(&p, msg, sizeof(msg));
+	pfd = perf_probe_open(&p, &be);
 	lfd = pfd < 0 ? pfd
 		      : perf_link_create(counter_prog_fd(c, p.kind, 0), pfd, 5);
 	CHECK(lfd >= 0, "tracepoint link made (%s)", lfd < 0 ? msg : "");

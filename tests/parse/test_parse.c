@@ -313,7 +313,7 @@ static void probe_matches(const struct row *r, const struct probe_spec *p)
 
 static void row_matches(const struct row *r, int ret,
 			const struct parsed_cmd *cmd,
-			const struct parse_error *perr)
+			const struct bl_error *perr)
 {
 	if (!EXPECT(ret == r->ret, "returned %d, want %d (col %zu: %s)", ret,
 		    r->ret, perr->column, perr->msg))
@@ -353,7 +353,7 @@ static void show(char *buf, size_t bufsz, const char *s, size_t len)
 static void test_rows(void)
 {
 	static struct parsed_cmd cmd;
-	struct parse_error perr;
+	struct bl_error perr;
 	char name[200];
 	size_t i;
 	int ret;
@@ -368,7 +368,7 @@ static void test_rows(void)
 
 /* Parse PREFIX + n copies of 'a' + SUFFIX; the error column, or 0. */
 static int parse_long(const char *prefix, size_t n, const char *suffix,
-		      struct parsed_cmd *cmd, struct parse_error *perr)
+		      struct parsed_cmd *cmd, struct bl_error *perr)
 {
 	size_t lp = strlen(prefix), ls = strlen(suffix);
 	char *buf = malloc(lp + n + ls);
@@ -387,7 +387,7 @@ static int parse_long(const char *prefix, size_t n, const char *suffix,
 static void test_lengths(void)
 {
 	static struct parsed_cmd cmd;
-	struct parse_error perr;
+	struct bl_error perr;
 	int ret;
 
 	ret = parse_long("uprobe:/", PATH_MAX - 2, ":main", &cmd, &perr);
@@ -448,7 +448,7 @@ static void test_columns(void)
 		 "sys_enter_getpid"},
 	};
 	struct parsed_cmd cmd;
-	struct parse_error perr;
+	struct bl_error perr;
 	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

@@ -64,7 +64,7 @@ static void expected_offsets(const char *file, uint64_t *want)
 struct res {
 	int err;
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e;
 };
 
 static void resolve2(const char *path, const char *sym, uint64_t off,
@@ -72,6 +72,7 @@ static void resolve2(const char *path, const char *sym, uint64_t off,
 {
 	memset(c, 0, sizeof(*c));
 	memset(u, 0, sizeof(*u));
+	c->e.symbol_col = u->e.symbol_col = 7;
 	c->err = uprobe_resolve(path, sym, off, by_off, ret, &c->t, &c->e);
 	u->err = uprobe_resolve_uncached(path, sym, off, by_off, ret, &u->t,
 					 &u->e);
@@ -82,8 +83,8 @@ static bool same(const struct res *c, const struct res *u)
 	if (c->err != u->err)
 		return false;
 	if (c->err)
-		return c->e.column_hint == u->e.column_hint &&
-		       !strcmp(c->e.msg, u->e.msg);
+		return c->e.e.column == u->e.e.column &&
+		       !strcmp(c->e.e.msg, u->e.e.msg);
 	return c->t.offset == u->t.offset && c->t.dev == u->t.dev &&
 	       c->t.ino == u->t.ino && !strcmp(c->t.path, u->t.path) &&
 	       !strcmp(c->t.warning, u->t.warning);
@@ -99,8 +100,8 @@ static void compare(const char *path, const char *sym, uint64_t off,
 	EXPECT(same(c, &u),
 	       "%s %s+0x%" PRIx64 ": cached %d '%s' 0x%" PRIx64
 	       ", uncached %d '%s' 0x%" PRIx64,
-	       path, sym ? sym : "(offset)", off, c->err, c->e.msg, c->t.offset,
-	       u.err, u.e.msg, u.t.offset);
+	       path, sym ? sym : "(offset)", off, c->err, c->e.e.msg,
+	       c->t.offset, u.err, u.e.e.msg, u.t.offset);
 }
 
 static void test_all_functions(const char *path, const uint64_t *want)
@@ -113,7 +114,7 @@ static void test_all_functions(const char *path, const uint64_t *want)
 		compare(path, names[i], 0, false, false, &c);
 		EXPECT(!c.err && c.t.offset == want[i],
 		       "%s: %d '%s' 0x%" PRIx64 ", want 0x%" PRIx64, names[i],
-		       c.err, c.e.msg, c.t.offset, want[i]);
+		       c.err, c.e.e.msg, c.t.offset, want[i]);
 		compare(path, names[i], 4, false, false, &c);
 		EXPECT(!c.err && c.t.offset == want[i] + 4, "%s+4", names[i]);
 	}
@@ -210,7 +211,7 @@ static void expect_at(const char *p, int i, uint64_t want, const char *what)
 static void test_invalidation(void)
 {
 	char p[PATH_MAX], canon[PATH_MAX];
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	struct stat st0, st1;
 	struct res c;
 	int i = 500;
@@ -230,11 +231,11 @@ static void test_invalidation(void)
 	/* no longer ELF: the path check must not trust the cache */
 	EXPECT(fx_run("sleep 0.01; echo text > changing") == 0, "text");
 	EXPECT(uprobe_resolve_path(p, 0, canon, &e) == -EINVAL,
-	       "path of a text file: '%s'", e.msg);
+	       "path of a text file: '%s'", e.e.msg);
 	compare(p, names[i], 0, false, false, &c);
-	EXPECT(c.err == -EINVAL, "text file: %d '%s'", c.err, c.e.msg);
+	EXPECT(c.err == -EINVAL, "text file: %d '%s'", c.err, c.e.e.msg);
 	EXPECT(fx_run("cat fixture > changing") == 0, "back");
-	EXPECT(uprobe_resolve_path(p, 0, canon, &e) == 0, "%s", e.msg);
+	EXPECT(uprobe_resolve_path(p, 0, canon, &e) == 0, "%s", e.e.msg);
 	expect_at(p, i, want_a[i], "ELF again");
 }
 
@@ -269,7 +270,7 @@ static void *thread_fn(void *arg)
 {
 	struct thr *th = arg;
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int i, k, f;
 
 	for (i = 0; i < 3000; i++) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of bpf/uprobe/uprobe_target.c on real binaries that this test builds
- * itself with gcc (and clang + lld when present). Every expected file offset
- * is computed here from `readelf -sW` and `readelf -lW`, never from the code
- * under test. The fixtures are fixture.c's; skips when gcc or readelf is
+ * Unit test of bpf/uprobe/uprobe_target.c on real binaries that this test
+ * builds itself with gcc (and clang + lld when present). Every expected file
+ * offset is computed here from `readelf -sW` and `readelf -lW`, never from the
+ * code under test. The fixtures are fixture.c's; skips when gcc or readelf is
  * missing.
  */
 #include <errno.h>
@@ -61,34 +61,34 @@ static uint64_t expect_off(const char *file, const char *table,
 
 static int resolve(const char *path, const char *sym, uint64_t offset,
 		   bool by_offset, bool ret, struct uprobe_target *t,
-		   struct target_error *e)
+		   struct uprobe_err *e)
 {
 	memset(t, 0, sizeof(*t));
-	memset(e, 0, sizeof(*e));
+	memset(&e->e, 0, sizeof(e->e)); /* the columns stay */
 	return uprobe_resolve(path, sym, offset, by_offset, ret, t, e);
 }
 
 static void check_sym(const char *path, const char *sym, uint64_t want)
 {
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int err = resolve(path, sym, 0, false, false, &t, &e);
 
 	EXPECT(err == 0 && t.offset == want,
 	       "%s:%s: err %d offset 0x%" PRIx64 " want 0x%" PRIx64 " (%s)",
-	       path, sym, err, t.offset, want, e.msg);
+	       path, sym, err, t.offset, want, e.e.msg);
 }
 
 static void check_err(const char *path, const char *sym, int want,
 		      const char *needle)
 {
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int err = resolve(path, sym, 0, false, false, &t, &e);
 
-	EXPECT(err == want && strstr(e.msg, needle) && e.column_hint == 1,
+	EXPECT(err == want && strstr(e.e.msg, needle) && e.e.column == 7,
 	       "%s:%s: err %d want %d, msg '%s' lacks '%s'", path, sym, err,
-	       want, e.msg, needle);
+	       want, e.e.msg, needle);
 }
 
 static void check_symbolize(const char *path, uint64_t off, const char *want)
@@ -109,7 +109,7 @@ static uint64_t test_exe_symbols(const char *path)
 	static const char *const funcs[] = {"func_a", "func_b", "tu_b", "main",
 					    "asm_label"};
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	uint64_t off, a, v[4];
 	char hex[32];
 	struct stat st;
@@ -155,7 +155,7 @@ static uint64_t test_exe_symbols(const char *path)
 static void test_exe_errors(const char *path, uint64_t a)
 {
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	struct stat st = {0};
 	char hex[32];
 	int err;
@@ -167,17 +167,17 @@ static void test_exe_errors(const char *path, uint64_t a)
 	check_err(path, "func_a@@V1", -ENOENT, "func_a");
 
 	err = resolve(path, "func_a", 4, false, true, &t, &e);
-	EXPECT(err == -EINVAL && e.column_hint == 1, "uretprobe +4: %d", err);
+	EXPECT(err == -EINVAL && e.e.column == 7, "uretprobe +4: %d", err);
 	err = resolve(path, "func_a", 0, false, true, &t, &e);
 	EXPECT(err == 0 && t.offset == a, "uretprobe: %d", err);
 	err = resolve(path, "func_a", 0x100000, false, false, &t, &e);
 	EXPECT(err == -EINVAL, "func_a+0x100000: %d", err);
 
 	err = resolve(path, NULL, a, true, false, &t, &e);
-	EXPECT(err == 0 && t.offset == a, "by offset: %d (%s)", err, e.msg);
+	EXPECT(err == 0 && t.offset == a, "by offset: %d (%s)", err, e.e.msg);
 	err = resolve(path, NULL, 0, true, false, &t, &e);
 	EXPECT(err == (fx_off_in_exec(path, 0) ? 0 : -EINVAL),
-	       "by offset 0: %d (%s)", err, e.msg);
+	       "by offset 0: %d (%s)", err, e.e.msg);
 	stat(path, &st);
 	err = resolve(path, NULL, st.st_size, true, false, &t, &e);
 	EXPECT(err == -EINVAL, "by offset past EOF: %d", err);
@@ -196,7 +196,7 @@ static void test_exe(const char *name)
 static void test_stripped(void)
 {
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	char pie[PATH_MAX], path[PATH_MAX], buf[64];
 	uint64_t a;
 	int err;
@@ -244,14 +244,14 @@ static void test_versions(const char *name, const char *v2_name)
 static void test_system(void)
 {
 	char out[PATH_MAX], want[PATH_MAX], line[1024], lib[PATH_MAX] = "";
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	uint64_t off;
 	FILE *p;
 
 	if (realpath("/usr/bin/bash", want)) {
 		EXPECT(uprobe_resolve_path("bash", 0, out, &e) == 0 &&
 			       !strcmp(out, want),
-		       "bash -> '%s' (%s)", out, e.msg);
+		       "bash -> '%s' (%s)", out, e.e.msg);
 		off = expect_off(want, ".dynsym", "readline");
 		check_sym(want, "readline", off);
 		check_symbolize(want, off, "readline+0x0");
@@ -267,41 +267,41 @@ static void test_system(void)
 	EXPECT(lib[0] && realpath(lib, want), "ldconfig -p names libc.so.6");
 	EXPECT(uprobe_resolve_path("libc", 0, out, &e) == 0 &&
 		       !strcmp(out, want),
-	       "libc -> '%s' want '%s' (%s)", out, want, e.msg);
+	       "libc -> '%s' want '%s' (%s)", out, want, e.e.msg);
 	EXPECT(uprobe_resolve_path("libc.so.6", 0, out, &e) == 0 &&
 		       !strcmp(out, want),
-	       "libc.so.6 -> '%s' (%s)", out, e.msg);
+	       "libc.so.6 -> '%s' (%s)", out, e.e.msg);
 	off = expect_off(want, ".dynsym", "malloc@@GLIBC_2.2.5");
 	check_sym(want, "malloc", off);
 	check_sym(want, "malloc@@GLIBC_2.2.5", off);
 	EXPECT(uprobe_resolve_path("libpthread", 0, out, &e) == 0 &&
 		       strstr(out, "/libpthread.so"),
-	       "libpthread -> '%s' (%s)", out, e.msg);
+	       "libpthread -> '%s' (%s)", out, e.e.msg);
 	EXPECT(uprobe_resolve_path("no-such-cmd-xyz", 0, out, &e) == -ENOENT &&
-		       strstr(e.msg, "no-such-cmd-xyz"),
-	       "missing command: %s", e.msg);
+		       strstr(e.e.msg, "no-such-cmd-xyz"),
+	       "missing command: %s", e.e.msg);
 	EXPECT(uprobe_resolve_path("libno-such-xyz", 0, out, &e) == -ENOENT,
-	       "missing library: %s", e.msg);
+	       "missing library: %s", e.e.msg);
 }
 
 static void expect_path(const char *in, pid_t pid, const char *want)
 {
 	char out[PATH_MAX] = "";
-	struct target_error e = {0};
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int err = uprobe_resolve_path(in, pid, out, &e);
 
 	EXPECT(err == 0 && !strcmp(out, want), "'%s' pid %d: %d '%s' (%s)", in,
-	       (int)pid, err, out, e.msg);
+	       (int)pid, err, out, e.e.msg);
 }
 
 static void expect_path_err(const char *in, int want, const char *needle)
 {
 	char out[PATH_MAX];
-	struct target_error e = {0};
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int err = uprobe_resolve_path(in, 0, out, &e);
 
-	EXPECT(err == want && strstr(e.msg, needle) && e.column_hint == 0,
-	       "'%s': %d want %d, msg '%s' lacks '%s'", in, err, want, e.msg,
+	EXPECT(err == want && strstr(e.e.msg, needle) && e.e.column == 3,
+	       "'%s': %d want %d, msg '%s' lacks '%s'", in, err, want, e.e.msg,
 	       needle);
 }
 
@@ -309,22 +309,22 @@ static void expect_path_err(const char *in, int want, const char *needle)
 static void expect_unseen(void)
 {
 	char out[PATH_MAX], pie[PATH_MAX], loop[PATH_MAX];
-	struct target_error e = {0};
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	int err;
 
 	fx_path("pie", pie);
 	err = uprobe_resolve_path("./pie", UPROBE_PID_UNSEEN, out, &e);
-	CHECK(err == -EINVAL && strstr(e.msg, "not visible"),
-	      "unseen writer, relative path: %d '%s'", err, e.msg);
+	CHECK(err == -EINVAL && strstr(e.e.msg, "not visible"),
+	      "unseen writer, relative path: %d '%s'", err, e.e.msg);
 	err = uprobe_resolve_path("/proc/self/exe", UPROBE_PID_UNSEEN, out, &e);
-	CHECK(err == -EINVAL && strstr(e.msg, "/proc/self"),
-	      "unseen writer, /proc/self: %d '%s'", err, e.msg);
+	CHECK(err == -EINVAL && strstr(e.e.msg, "/proc/self"),
+	      "unseen writer, /proc/self: %d '%s'", err, e.e.msg);
 	expect_path(pie, UPROBE_PID_UNSEEN, pie);
 	/* a symlink loop ends */
 	fx_path("loop", loop);
 	CHECK(symlink("loop", loop) == 0 || errno == EEXIST, "symlink loop");
 	err = uprobe_resolve_path(loop, 0, out, &e);
-	CHECK(err == -ELOOP, "symlink loop: %d '%s'", err, e.msg);
+	CHECK(err == -ELOOP, "symlink loop: %d '%s'", err, e.e.msg);
 }
 
 static void test_paths(void)
@@ -383,7 +383,7 @@ static void *thread_fn(void *arg)
 {
 	const uint64_t *want = arg;
 	struct uprobe_target t;
-	struct target_error e;
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	char pie[PATH_MAX], buf[64];
 	int i;
 

@@ -306,7 +306,7 @@ int main(void)
 	static const char *const fx[] = {"pie", "nopie", "libv.so",
 					 "libv_stripped.so", "lld"};
 	char libc[PATH_MAX], p[PATH_MAX];
-	struct target_error e = {0};
+	struct uprobe_err e = {.path_col = 3, .symbol_col = 7};
 	size_t i;
 
 	fx_start("test_symcache");
@@ -319,7 +319,7 @@ int main(void)
 		compare_file(p, 61);
 	libc[0] = '\0';
 	if (!CHECK(uprobe_resolve_path("libc", 0, libc, &e) == 0,
-		   "libc found: '%s' %s", libc, e.msg))
+		   "libc found: '%s' %s", libc, e.e.msg))
 		bail_out("no libc");
 	compare_file(libc, 37);
 	test_invalidation();

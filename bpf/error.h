@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one error value of a control line: the parser, the resolver and
+ * attach fill it, and fs/control.c writes it to error_log unchanged.
+ */
+#ifndef BPFLINKFS_ERROR_H
+#define BPFLINKFS_ERROR_H
+
+#include <stddef.h>
+
+/**
+ * struct bl_error - what went wrong with a command, and where
+ * @err: -errno (-EINVAL, -ENOENT, ...); 0 until a step fails
+ * @column: 0-based byte index into the command line of the first bad
+ *          character, for the caret; set by the step that knows it
+ * @msg: user-facing message, e.g. "unknown option 'foo'"
+ */
+struct bl_error {
+	int err;
+	size_t column;
+	char msg[256];
+};
+
+#endif
