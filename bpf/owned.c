@@ -249,7 +249,8 @@ static int owned_unlist(size_t at, bool unpinned)
 	return 0;
 }
 
-int owned_remove(__u32 id)
+/* Unlist @id for the reaper; -ENOENT when it is not owned. */
+static int owned_take(__u32 id, bool unpinned)
 {
 	bool found;
 	size_t at;
@@ -257,8 +258,15 @@ int owned_remove(__u32 id)
 
 	pthread_mutex_lock(&lock);
 	at = owned_find(id, &found);
-	err = found ? owned_unlist(at, false) : -ENOENT;
+	err = found ? owned_unlist(at, unpinned) : -ENOENT;
 	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+int owned_remove(__u32 id)
+{
+	int err = owned_take(id, false);
+
 	if (err == -ENOENT) {
 		__u32 type;
 
@@ -272,15 +280,7 @@ int owned_remove(__u32 id)
 
 int owned_forget(__u32 id)
 {
-	bool found;
-	size_t at;
-	int err;
-
-	pthread_mutex_lock(&lock);
-	at = owned_find(id, &found);
-	err = found ? owned_unlist(at, true) : -ENOENT;
-	pthread_mutex_unlock(&lock);
-	return err;
+	return owned_take(id, true);
 }
 
 int owned_ids(__u32 **out)
