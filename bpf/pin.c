@@ -18,6 +18,7 @@
 #include "create.h"
 #include "log.h"
 #include "pin.h"
+#include "pin_dir.h"
 
 #define META_ENTRIES 65536
 
