@@ -26,7 +26,7 @@
 /*
  * struct bpf_link_info as far as the multi links go: the common head and
  * the kprobe_multi (6.6+; missed 6.7+, cookies 6.9+) and uprobe_multi
- * (6.8+) parts of its union, at byte 24.
+ * (6.8+) parts of its union, at byte 16.
  */
 struct abi_multi_link_info {
 	__u32 type;

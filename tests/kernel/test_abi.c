@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "counter.h"
 #include "linkinfo.h"
+#include "multi_info.h"
 
 /* Bit offset of member @name in composite @id, through anonymous members. */
 static int member_offset(const struct btf *btf, __u32 id, const char *name,
@@ -160,6 +162,133 @@ static const struct {
 	{"BPF_PERF_EVENT_EVENT", PERF_LINK_EVENT},
 };
 
+/*
+ * The multi links (bpf/multi_info.h): their info parts, the uprobe_multi
+ * part of union bpf_attr's link_create (made with bpf(2) directly), and
+ * the enum values used with them.
+ */
+static int offset_in(const struct btf *btf, const char *root, int kind,
+		     const char *path, size_t *bytes)
+{
+	char buf[128], *save = NULL, *tok;
+	__s32 id = btf__find_by_name_kind(btf, root, kind);
+	__u32 type, bits, total = 0;
+
+	if (id < 0)
+		return -ENOENT;
+	type = id;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok;
+	     tok = strtok_r(NULL, ".", &save)) {
+		if (member_offset(btf, type, tok, &bits, &type))
+			return -ENOENT;
+		total += bits;
+	}
+	*bytes = total / 8;
+	return 0;
+}
+
+/* clang-format off */
+#define MULTI(m) { "bpf_link_info", BTF_KIND_STRUCT, #m, \
+	offsetof(struct abi_multi_link_info, m) }
+#define CREATE(m, ours) { "bpf_attr", BTF_KIND_UNION, \
+	"link_create.uprobe_multi." #m, \
+	offsetof(struct abi_link_create_uprobe_multi, ours) }
+/* clang-format on */
+
+static const struct {
+	const char *root;
+	int kind;
+	const char *path;
+	size_t offset;
+} multi_members[] = {
+	MULTI(type),
+	MULTI(id),
+	MULTI(prog_id),
+	MULTI(kprobe_multi.addrs),
+	MULTI(kprobe_multi.count),
+	MULTI(kprobe_multi.flags),
+	MULTI(kprobe_multi.missed),
+	MULTI(kprobe_multi.cookies),
+	MULTI(uprobe_multi.path),
+	MULTI(uprobe_multi.offsets),
+	MULTI(uprobe_multi.ref_ctr_offsets),
+	MULTI(uprobe_multi.cookies),
+	MULTI(uprobe_multi.path_size),
+	MULTI(uprobe_multi.count),
+	MULTI(uprobe_multi.flags),
+	MULTI(uprobe_multi.pid),
+	{"bpf_attr", BTF_KIND_UNION, "link_create.prog_fd",
+	 offsetof(struct abi_link_create_uprobe_multi, prog_fd)},
+	{"bpf_attr", BTF_KIND_UNION, "link_create.attach_type",
+	 offsetof(struct abi_link_create_uprobe_multi, attach_type)},
+	{"bpf_attr", BTF_KIND_UNION, "link_create.flags",
+	 offsetof(struct abi_link_create_uprobe_multi, flags)},
+	CREATE(path, path),
+	CREATE(offsets, offsets),
+	CREATE(ref_ctr_offsets, ref_ctr_offsets),
+	CREATE(cookies, cookies),
+	CREATE(cnt, cnt),
+	CREATE(flags, uflags),
+	CREATE(pid, pid),
+};
+
+static const struct {
+	const char *type, *name;
+	long value;
+} multi_enums[] = {
+	{"bpf_link_type", "BPF_LINK_TYPE_KPROBE_MULTI", LINK_TYPE_KPROBE_MULTI},
+	{"bpf_link_type", "BPF_LINK_TYPE_UPROBE_MULTI", LINK_TYPE_UPROBE_MULTI},
+	{"bpf_attach_type", "BPF_TRACE_KPROBE_MULTI",
+	 COUNTER_ATTACH_KPROBE_MULTI},
+	{"bpf_attach_type", "BPF_TRACE_UPROBE_MULTI",
+	 COUNTER_ATTACH_UPROBE_MULTI},
+};
+
+static void check_multi_enum(const struct btf *btf, const char *type,
+			     const char *name, long ours)
+{
+	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int i;
+
+	if (id < 0) {
+		skip("%s: no enum %s", name, type);
+		return;
+	}
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+			CHECK(e->val == ours, "%s: kernel %d, ours %ld", name,
+			      e->val, ours);
+			return;
+		}
+	skip("%s: not in this kernel's enum %s", name, type);
+}
+
+static void check_multi(const struct btf *btf)
+{
+	size_t i, kernel;
+
+	for (i = 0; i < sizeof(multi_members) / sizeof(multi_members[0]); i++) {
+		if (offset_in(btf, multi_members[i].root, multi_members[i].kind,
+			      multi_members[i].path, &kernel)) {
+			skip("%s.%s: not in this kernel's BTF",
+			     multi_members[i].root, multi_members[i].path);
+			continue;
+		}
+		CHECK(kernel == multi_members[i].offset,
+		      "%s.%s: kernel offset %zu, ours %zu",
+		      multi_members[i].root, multi_members[i].path, kernel,
+		      multi_members[i].offset);
+	}
+	for (i = 0; i < sizeof(multi_enums) / sizeof(multi_enums[0]); i++)
+		check_multi_enum(btf, multi_enums[i].type, multi_enums[i].name,
+				 multi_enums[i].value);
+}
+
 int main(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -172,6 +301,7 @@ int main(void)
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		check_enum(btf, kinds[i].name, kinds[i].value);
 	check_size(btf);
+	check_multi(btf);
 	btf__free(btf);
 	return done_testing();
 }
