@@ -163,7 +163,7 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 	attr.offsets = (__u64)(unsigned long)offsets;
 	attr.cookies = (__u64)(unsigned long)cookies;
 	attr.cnt = t->m.n;
-	attr.uflags = is_return(p) ? MULTI_FLAG_RETURN : 0;
+	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = p->opts & OPT_PID ? p->pid : 0;
 	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
@@ -188,7 +188,7 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 	opts.kprobe_multi.syms = syms;
 	opts.kprobe_multi.cnt = t->m.n;
 	opts.kprobe_multi.cookies = cookies;
-	opts.kprobe_multi.flags = is_return(p) ? MULTI_FLAG_RETURN : 0;
+	opts.kprobe_multi.flags = is_return(p) ? KPROBE_MULTI_RETURN : 0;
 	fd = bpf_link_create(prog, 0, COUNTER_ATTACH_KPROBE_MULTI, &opts);
 	if (fd < 0)
 		fd = -errno;

@@ -90,7 +90,7 @@ bool multi_link_creatable(bool uprobe)
 	return uprobe ? multi_btf.umulti_link : multi_btf.kmulti_link;
 }
 
-static int info_get(int fd, struct abi_multi_link_info *info)
+static int info_get(int fd, struct abi_link_info *info)
 {
 	__u32 len = sizeof(*info);
 
@@ -101,7 +101,7 @@ static int info_get(int fd, struct abi_multi_link_info *info)
 static int targets_read(int fd, struct multi_info *mi, __u64 *a, __u64 *b,
 			__u64 *c)
 {
-	struct abi_multi_link_info info;
+	struct abi_link_info info;
 	int err;
 
 	memset(&info, 0, sizeof(info));
@@ -128,7 +128,7 @@ static int targets_read(int fd, struct multi_info *mi, __u64 *a, __u64 *b,
 /* The first call: type, count, flags, pid, missed. */
 static int head_read(int fd, struct multi_info *mi)
 {
-	struct abi_multi_link_info info;
+	struct abi_link_info info;
 	int err;
 
 	memset(&info, 0, sizeof(info));

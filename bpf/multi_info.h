@@ -3,7 +3,8 @@
  * The targets of multi links (kprobe_multi, uprobe_multi): their arrays of
  * addresses or offsets, ref_ctr_offsets and cookies, read from
  * struct bpf_link_info with the project's own copy of its ABI
- * (tests/kernel/test_abi.c checks it against the running kernel's BTF).
+ * (struct abi_link_info of linkinfo.h, and link_create's uprobe_multi part
+ * here; tests/kernel/test_abi.c checks both against the kernel's BTF).
  */
 #ifndef BPFLINKFS_MULTI_INFO_H
 #define BPFLINKFS_MULTI_INFO_H
@@ -13,47 +14,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* enum bpf_link_type values (include/uapi/linux/bpf.h) */
-#ifndef LINK_TYPE_KPROBE_MULTI
-#define LINK_TYPE_KPROBE_MULTI 8 /* 5.18 */
-#endif
-#ifndef LINK_TYPE_UPROBE_MULTI
-#define LINK_TYPE_UPROBE_MULTI 12 /* 6.6 */
-#endif
-/* info.*_multi.flags: BPF_F_KPROBE_MULTI_RETURN, BPF_F_UPROBE_MULTI_RETURN */
-#define MULTI_FLAG_RETURN 1u
-
-/*
- * struct bpf_link_info as far as the multi links go: the common head and
- * the kprobe_multi (6.6+; missed 6.7+, cookies 6.9+) and uprobe_multi
- * (6.8+) parts of its union, at byte 16.
- */
-struct abi_multi_link_info {
-	__u32 type;
-	__u32 id;
-	__u32 prog_id;
-	__u32 pad0;
-	union {
-		struct {
-			__u64 addrs;
-			__u32 count;
-			__u32 flags;
-			__u64 missed;  /* 6.7+ */
-			__u64 cookies; /* 6.9+ */
-		} kprobe_multi;
-		struct {
-			__u64 path;
-			__u64 offsets;
-			__u64 ref_ctr_offsets;
-			__u64 cookies;
-			__u32 path_size;
-			__u32 count;
-			__u32 flags;
-			__u32 pid;
-		} uprobe_multi;
-		__u8 union_room[112]; /* must stay zero */
-	};
-};
+#include "linkinfo.h"
 
 /*
  * union bpf_attr's link_create for a uprobe_multi link (6.6+): libbpf 1.1
@@ -87,7 +48,7 @@ struct multi_info {
 	__u32 id;
 	__u32 link_type; /* LINK_TYPE_KPROBE_MULTI or LINK_TYPE_UPROBE_MULTI */
 	__u32 count;
-	__u32 flags;  /* MULTI_FLAG_RETURN */
+	__u32 flags;  /* KPROBE_MULTI_RETURN, UPROBE_MULTI_RETURN */
 	__u32 pid;    /* uprobe_multi: the filter, 0 when none */
 	__u64 missed; /* kprobe_multi, when has_missed */
 	bool has_missed;

@@ -21,13 +21,6 @@
 #include "tracefs.h"
 #include "uprobe_target.h"
 
-#define K_UPROBE (1u << PERF_LINK_UPROBE | 1u << PERF_LINK_URETPROBE)
-#define K_KPROBE (1u << PERF_LINK_KPROBE | 1u << PERF_LINK_KRETPROBE)
-#define K_TP (1u << PERF_LINK_TRACEPOINT)
-#define K_EVENT (1u << PERF_LINK_EVENT)
-#define K_ALL (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
-/* a perf link whose kind this kernel does not report (before 6.6) */
-#define K_ANY (K_ALL | 1u << PERF_LINK_UNSPEC)
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
 #define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
 
@@ -35,13 +28,12 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 {
 	int err;
 
-	if (owned_is_dying(id))
+	/* the daemon's own iterator link stays hidden */
+	if (owned_is_dying(id) || id == link_ids_own())
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
-	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
-		return -ENOENT;
 	v->owned = owned_get(id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info) {
 		__u32 prog_id = v->f.prog_id;
@@ -53,6 +45,10 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (v->owned &&
 	    (v->f.kind == PERF_LINK_UPROBE || v->f.kind == PERF_LINK_URETPROBE))
 		v->f.offset = v->own.f.offset;
+	if (v->f.link_type == LINK_TYPE_PERF_EVENT)
+		v->f.view = (unsigned)v->f.kind <= PERF_LINK_EVENT
+				    ? (enum link_view_kind)v->f.kind
+				    : VIEW_PERF_UNSPEC;
 	return 0;
 }
 
@@ -68,7 +64,8 @@ int link_view_load_listed(__u32 id, struct link_view *v)
 
 static int render_type(const struct link_view *v, char *buf, size_t len)
 {
-	const char *name = perf_link_kind_name(v->f.kind);
+	char other[32];
+	const char *name = link_view_name(&v->f, other, sizeof(other));
 
 	return name ? fmt_line(buf, len, name) : -ENODATA;
 }
@@ -77,7 +74,10 @@ static int render_name(const struct link_view *v, char *buf, size_t len)
 {
 	int n;
 
-	if (v->f.kind != PERF_LINK_EVENT)
+	/* a tracing link whose target BTF is gone has no name */
+	if (!v->f.name[0] && v->f.link_type != LINK_TYPE_PERF_EVENT)
+		return -ENODATA;
+	if (v->f.view != VIEW_EVENT)
 		return fmt_line(buf, len, v->f.name);
 	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
 	return n + snprintf(buf + n, len - n, "\n");
@@ -155,6 +155,21 @@ static int render_symbol(const struct link_view *v, char *buf, size_t len)
 	return n + snprintf(buf + n, len - n, "\n");
 }
 
+static int render_attach_type(const struct link_view *v, char *buf, size_t len)
+{
+	const char *name = attach_type_name(v->f.attach_type);
+	char num[32];
+
+	if (!(v->f.known & LINK_KNOWN_ATTACH_TYPE))
+		return -ENODATA;
+	/* bpftool prints the number of a type it cannot name */
+	if (!name) {
+		snprintf(num, sizeof(num), "%u", v->f.attach_type);
+		name = num;
+	}
+	return fmt_line(buf, len, name);
+}
+
 static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_u64(buf, len, v->f.prog_id, '\n');
@@ -183,33 +198,59 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 }
 
 const struct link_file link_files[] = {
-	{"type", K_ALL, 0, JSON_STRING, render_type},
-	{"name", K_ALL, 0, JSON_STRING, render_name},
+	{"type", K_EVERY & ~VIEW_BIT(VIEW_PERF_UNSPEC), 0, JSON_STRING,
+	 render_type},
+	{"name", K_PERF | K_UPROBE_MULTI | K_TRACING | K_RAW_TP, LF_MAYBE,
+	 JSON_STRING, render_name},
 	{"offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset},
 	{"addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr},
 	{"config", K_EVENT, 0, JSON_NUMBER, render_config},
 	{"event_type", K_EVENT, 0, JSON_NUMBER, render_event_type},
-	{"cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie},
+	{"cookie", K_PERF | K_TRACING | K_RAW_TP, LF_COOKIE, JSON_NUMBER,
+	 render_cookie},
 	{"missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed},
 	{"ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr},
 	{"category", K_TP, LF_MAYBE, JSON_STRING, render_category},
 	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
-	{"prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id},
-	{"prog_name", K_ANY, 0, JSON_STRING, render_prog_name},
-	{"spec", K_ANY, LF_OWNED, JSON_STRING, render_spec},
-	{"hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
+	{"attach_type", K_TRACING | K_OTHER, LF_MAYBE, JSON_STRING,
+	 render_attach_type},
+	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
+	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
+	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
+	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
+
+long link_target_count(const struct link_view *v)
+{
+	unsigned int bit = VIEW_BIT(v->f.view);
+
+	if (bit & K_MULTI)
+		return v->f.count;
+	if (bit & (K_PERF | K_TRACING | K_RAW_TP))
+		return 1;
+	return -1;
+}
+
+/* Does the kernel report this link's cookie? (perf: 6.9+; tracing and
+ * raw_tp: when their info part has one) */
+static bool cookie_reported(const struct link_view *v)
+{
+	if (v->f.link_type == LINK_TYPE_PERF_EVENT)
+		return link_features()->cookie;
+	return v->f.known & LINK_KNOWN_COOKIE;
+}
 
 bool link_file_applies(size_t i, const struct link_view *v)
 {
 	const struct link_file *lf = &link_files[i];
 	char buf[PATH_MAX + 64];
 
-	if (i >= link_file_count || !(lf->kinds & 1u << v->f.kind))
+	if (i >= link_file_count || !(lf->kinds & VIEW_BIT(v->f.view)))
 		return false;
-	if ((lf->flags & LF_COOKIE && !link_features()->cookie) ||
-	    (lf->flags & LF_MISSED && !link_features()->missed) ||
+	if (lf->flags & LF_COOKIE && !cookie_reported(v))
+		return false;
+	if ((lf->flags & LF_MISSED && !link_features()->missed) ||
 	    (lf->flags & LF_REFCTR && !link_features()->ref_ctr_offset))
 		return false;
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)

@@ -174,13 +174,15 @@ static void put_json_string(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "\"", 1);
 }
 
-/* Render file @i of @v without its newline; false if it does not apply. */
+/* Render file @i of @v without its newline; false if it does not apply.
+ * An empty value (pids, pinned) counts only where it is a list. */
 static bool value_of(size_t i, const struct link_view *v, char *buf, size_t len,
 		     size_t *n)
 {
 	int r = link_file_render(i, v, buf, len);
 
-	if (r <= 0)
+	if (r < 0 || (r == 0 && link_files[i].json != JSON_LINES &&
+		      link_files[i].json != JSON_PIDS))
 		return false;
 	*n = r;
 	if (*n && buf[*n - 1] == '\n')
@@ -204,6 +206,7 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	static const char *const cols[] = {"type",   "name",   "offset", "addr",
 					   "config", "cookie", "prog_id"};
 	size_t c, n;
+	long count = link_target_count(v);
 
 	sbuf_put_u64(s, v->f.id);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
@@ -213,7 +216,57 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 		else
 			sbuf_put(s, "-", 1);
 	}
+	sbuf_put(s, "\t", 1);
+	if (count < 0)
+		sbuf_put(s, "-", 1);
+	else
+		sbuf_put_u64(s, count);
 	sbuf_put(s, "\n", 1);
+}
+
+/* `PATH` lines as a JSON array of strings */
+static void put_json_lines(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *nl;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		if (!nl)
+			nl = end;
+		if (!first)
+			sbuf_put(s, ",", 1);
+		first = false;
+		put_json_string(s, v, nl - v);
+	}
+	sbuf_put(s, "]", 1);
+}
+
+/* `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}], as bpftool -j */
+static void put_json_pids(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *nl, *tab;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		if (!nl)
+			nl = end;
+		tab = memchr(v, '\t', nl - v);
+		if (!tab)
+			continue;
+		if (!first)
+			sbuf_put(s, ",", 1);
+		first = false;
+		sbuf_put(s, "{\"pid\":", 7);
+		sbuf_put(s, v, tab - v);
+		sbuf_put(s, ",\"comm\":", 9);
+		put_json_string(s, tab + 1, nl - tab - 1);
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
 }
 
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
@@ -232,6 +285,10 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
 			sbuf_put(s, buf, n);
+		else if (link_files[i].json == JSON_LINES)
+			put_json_lines(s, buf, n);
+		else if (link_files[i].json == JSON_PIDS)
+			put_json_pids(s, buf, n);
 		else
 			put_json_string(s, buf, n);
 	}
@@ -241,7 +298,7 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
 		       size_t len);
 
-/* Every perf link, read once, handed to @row; links gone meanwhile skip. */
+/* Every link, read once, handed to @row; links gone meanwhile skip. */
 static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 			 const char *sep)
 {
@@ -251,7 +308,7 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	__u32 *ids = NULL;
 	int n, i, rows = 0;
 
-	n = v && buf ? perf_link_ids(&ids) : -ENOMEM;
+	n = v && buf ? listed_link_ids(&ids) : -ENOMEM;
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(ids[i], v))
 			continue;
@@ -271,8 +328,9 @@ char *render_links_table(const struct reader *r, size_t *len)
 	struct sbuf s = {0};
 	int err;
 
-	sbuf_printf(&s,
-		    "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\n");
+	sbuf_printf(
+		&s,
+		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
 	err = for_each_link(&s, r, table_row, "");
 	if (err) {
 		free(s.p);
@@ -298,17 +356,6 @@ char *render_links_json(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
-static int other_links(void)
-{
-	struct link_id_type *v = NULL;
-	int n = links_now(&v), i, other = 0;
-
-	for (i = 0; i < n; i++)
-		other += v[i].type != LINK_TYPE_PERF_EVENT;
-	free(v);
-	return other;
-}
-
 char *render_features(size_t *len)
 {
 	const char *tracefs = tracefs_root();
@@ -328,6 +375,5 @@ char *render_features(size_t *len)
 	sbuf_printf(&s, "info_source %s\n",
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
-	sbuf_printf(&s, "other_links %d\n", other_links());
 	return sbuf_finish(&s, len);
 }

@@ -180,7 +180,7 @@ static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
-	int n = perf_link_ids(&ids);
+	int n = listed_link_ids(&ids);
 
 	free(ids);
 	if (n < 0)
@@ -372,7 +372,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 	for (i = 0; !err && i < ROOT_FILE_COUNT; i++)
 		err = dir_add(d, cap, root_files[i].name,
 			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
-	n = err ? err : perf_link_ids(&ids);
+	n = err ? err : listed_link_ids(&ids);
 	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
 		fmt_u64(name, sizeof(name), ids[i], 0);
 		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
