@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "render.h"
+#include "render_multi.h"
 #include "owned.h"
 #include "counter.h"
 #include "fmt.h"
@@ -192,7 +193,7 @@ static int render_spec(const struct link_view *v, char *buf, size_t len)
 static int render_hits(const struct link_view *v, char *buf, size_t len)
 {
 	uint64_t hits;
-	int err = counter_hits(owned_counter(), v->own.slot, &hits);
+	int err = render_multi_hits(v, &hits);
 
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
@@ -208,7 +209,8 @@ const struct link_file link_files[] = {
 	{"event_type", K_EVENT, 0, JSON_NUMBER, render_event_type},
 	{"cookie", K_PERF | K_TRACING | K_RAW_TP, LF_COOKIE, JSON_NUMBER,
 	 render_cookie},
-	{"missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed},
+	{"missed", K_KPROBE | K_KPROBE_MULTI, LF_MISSED | LF_LIVE, JSON_NUMBER,
+	 render_missed},
 	{"ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr},
 	{"category", K_TP, LF_MAYBE, JSON_STRING, render_category},
 	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
@@ -216,6 +218,10 @@ const struct link_file link_files[] = {
 	 render_attach_type},
 	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
 	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
+	{"count", K_MULTI, 0, JSON_NUMBER, render_count},
+	{"funcs", K_MULTI, LF_LIVE | LF_READER | LF_BIG, JSON_TABLE,
+	 render_funcs},
+	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
@@ -263,6 +269,31 @@ bool link_file_applies(size_t i, const struct link_view *v)
 	if (lf->flags & LF_MAYBE)
 		return lf->render(v, buf, sizeof(buf)) >= 0;
 	return true;
+}
+
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
+{
+	size_t len = 2 * PATH_MAX;
+	int n = -ENOMEM, tries;
+
+	*out = NULL;
+	if (!link_file_applies(i, v))
+		return -ENODATA;
+	/* LF_BIG renderers say how much they need; the value may grow */
+	for (tries = 0; tries < 4; tries++) {
+		char *buf = malloc(len);
+
+		n = buf ? link_files[i].render(v, buf, len) : -ENOMEM;
+		if (n >= 0 && (size_t)n < len) {
+			*out = buf;
+			return n;
+		}
+		free(buf);
+		if (n < 0 || !(link_files[i].flags & LF_BIG))
+			return n < 0 ? n : -ENAMETOOLONG;
+		len = (size_t)n + 4096;
+	}
+	return -EAGAIN;
 }
 
 int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)

@@ -36,7 +36,16 @@ int link_view_load_listed(__u32 id, struct link_view *v);
  * strings (one per line), the pids array ([{"pid": N, "comm": "..."}] from
  * `PID<TAB>COMM` lines), or not at all
  */
-enum json_kind { JSON_STRING, JSON_NUMBER, JSON_NONE, JSON_LINES, JSON_PIDS };
+enum json_kind {
+	JSON_STRING,
+	JSON_NUMBER,
+	JSON_NONE,
+	JSON_LINES,
+	JSON_PIDS,
+	/* a table with a header line (funcs): an array of objects keyed by
+	 * the lower-cased column names; all-digit values as numbers */
+	JSON_TABLE,
+};
 
 /* The views a file applies to: 1 << enum link_view_kind, or'd */
 #define VIEW_BIT(view) (1u << (view))
@@ -75,6 +84,7 @@ struct link_file {
 #define LF_LIVE (1u << 4)    /* a counter: direct_io, size 0 */
 #define LF_READER (1u << 5)  /* depends on the reader: direct_io, size 0 */
 #define LF_BUILTIN (1u << 6) /* owned and running the built-in program */
+#define LF_BIG (1u << 9)     /* of any length: link_file_render_alloc() */
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;
@@ -92,6 +102,14 @@ bool link_file_applies(size_t i, const struct link_view *v);
  */
 int link_file_render(size_t i, const struct link_view *v, char *buf,
 		     size_t len);
+
+/**
+ * link_file_render_alloc() - render file @i into a malloc'd buffer of the
+ * size it needs (files of any length, such as funcs, LF_BIG)
+ * @out: out, the value (caller frees), NUL-terminated
+ * Return: its length, or -ENODATA / -errno (*out NULL).
+ */
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out);
 
 /**
  * link_target_count() - the COUNT column of `links` (DESIGN 2.2): 1 for a

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* links, links.json and features: the whole view in one read. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -269,6 +270,69 @@ static void put_json_pids(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "]", 1);
 }
 
+/* One cell of a JSON_TABLE row: all digits as a number, else a string. */
+static void put_json_cell(struct sbuf *s, const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		;
+	if (n && i == n && (n == 1 || v[0] != '0'))
+		sbuf_put(s, v, n);
+	else
+		put_json_string(s, v, n);
+}
+
+/* A header line and rows, tab-separated, as an array of objects keyed by
+ * the lower-cased header names (funcs). */
+static void put_json_table(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *head = v, *hend = memchr(v, '\n', n);
+	const char *nl, *c, *h, *te, *he;
+	bool first = true;
+	char key[64];
+	size_t k;
+
+	sbuf_put(s, "[", 1);
+	for (v = hend ? hend + 1 : end; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		nl = nl ? nl : end;
+		sbuf_put(s, first ? "{" : ",{", first ? 1 : 2);
+		first = false;
+		for (c = v, h = head; c <= nl && h < hend; c = te + 1, h = he + 1) {
+			te = memchr(c, '\t', nl - c);
+			te = te ? te : nl;
+			he = memchr(h, '\t', hend - h);
+			he = he ? he : hend;
+			for (k = 0; k < sizeof(key) - 1 && h + k < he; k++)
+				key[k] = tolower((unsigned char)h[k]);
+			if (h != head)
+				sbuf_put(s, ",", 1);
+			put_json_string(s, key, k);
+			sbuf_put(s, ":", 1);
+			put_json_cell(s, c, te - c);
+		}
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
+}
+
+/* A JSON_TABLE file (any length): its key and array, if it applies. */
+static void json_table_member(struct sbuf *s, size_t i,
+			      const struct link_view *v)
+{
+	char *value = NULL;
+	int n = link_file_render_alloc(i, v, &value);
+
+	if (n >= 0) {
+		sbuf_put(s, ",\"", 2);
+		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
+		sbuf_put(s, "\":", 2);
+		put_json_table(s, value, n);
+	}
+	free(value);
+}
+
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 			size_t len)
 {
@@ -277,6 +341,10 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put(s, "{\"id\":", 6);
 	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
+		if (link_files[i].json == JSON_TABLE) {
+			json_table_member(s, i, v);
+			continue;
+		}
 		if (link_files[i].json == JSON_NONE ||
 		    !value_of(i, v, buf, len, &n))
 			continue;
