@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "can_create.h"
 #include "access.h"
 #include "owned.h"
 #include "tables.h"
@@ -424,6 +425,23 @@ char *render_links_json(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
+/* 1 or 0: what this kernel and host let a mount create and show */
+static void features_can_create(struct sbuf *s)
+{
+	const struct can_create *can = can_create();
+	const struct link_features *lf = link_features();
+
+	sbuf_printf(s, "kprobe_multi %d\n",
+		    can->kprobe_multi && lf->multi_link_info);
+	sbuf_printf(s, "uprobe_multi %d\n",
+		    can->uprobe_multi && lf->multi_link_info);
+	sbuf_printf(s, "multi_link_info %d\n", lf->multi_link_info);
+	sbuf_printf(s, "fentry %d\n", can->fentry);
+	sbuf_printf(s, "rawtracepoint %d\n", can->raw_tp);
+	sbuf_printf(s, "usdt %d\n",
+		    can->usdt && pmu_present("uprobe") && lf->perf_link_info);
+}
+
 char *render_features(size_t *len)
 {
 	const char *tracefs = tracefs_root();
@@ -443,5 +461,6 @@ char *render_features(size_t *len)
 	sbuf_printf(&s, "info_source %s\n",
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
+	features_can_create(&s);
 	return sbuf_finish(&s, len);
 }
