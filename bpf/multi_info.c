@@ -9,12 +9,12 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "can_create.h"
 #include "multi_info.h"
 
 /* What the running kernel has, from its BTF (multi_btf_detect()). */
 static struct {
 	bool kmulti_info, kmulti_missed, kmulti_cookies, umulti_info;
-	bool kmulti_link, umulti_link;
 } multi_btf;
 
 static pthread_once_t multi_btf_once = PTHREAD_ONCE_INIT;
@@ -86,8 +86,7 @@ bool multi_link_type(__u32 link_type)
 
 bool multi_link_creatable(bool uprobe)
 {
-	pthread_once(&multi_btf_once, multi_btf_detect);
-	return uprobe ? multi_btf.umulti_link : multi_btf.kmulti_link;
+	return uprobe ? can_create()->uprobe_multi : can_create()->kprobe_multi;
 }
 
 static int info_get(int fd, struct abi_link_info *info)

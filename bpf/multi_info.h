@@ -61,10 +61,9 @@ struct multi_info {
 bool multi_link_type(__u32 link_type);
 
 /**
- * multi_link_creatable() - the running kernel can make uprobe_multi
- * (@uprobe) or kprobe_multi links: its BTF has the link's struct
- * (bpf_uprobe_multi_link: CONFIG_UPROBES, 6.6+; bpf_kprobe_multi_link:
- * CONFIG_FPROBE, 5.18+). Detected once.
+ * multi_link_creatable() - the running kernel and host can make
+ * uprobe_multi (@uprobe) or kprobe_multi links: can_create()'s answer,
+ * the same as the features file's
  */
 bool multi_link_creatable(bool uprobe);
 
