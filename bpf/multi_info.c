@@ -69,12 +69,6 @@ static void multi_btf_detect(void)
 	multi_btf.kmulti_cookies =
 		info_has(btf, info, "kprobe_multi", "cookies");
 	multi_btf.umulti_info = info_has(btf, info, "uprobe_multi", "offsets");
-	multi_btf.kmulti_link =
-		btf__find_by_name_kind(btf, "bpf_kprobe_multi_link",
-				       BTF_KIND_STRUCT) >= 0;
-	multi_btf.umulti_link =
-		btf__find_by_name_kind(btf, "bpf_uprobe_multi_link",
-				       BTF_KIND_STRUCT) >= 0;
 	btf__free(btf);
 }
 
