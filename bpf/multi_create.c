@@ -235,11 +235,22 @@ static int multi_attach(const struct probe_spec *p,
 				  : kprobe_multi_create(prog, p, t, cookies);
 		if (close_it)
 			close(prog);
-		if (fd < 0)
+		/* uprobes refuse an instruction they cannot step (ENOTSUPP,
+		 * kernel-internal 524): say so with an errno users know */
+		if (fd == -524) {
+			fd = -EOPNOTSUPP;
+			snprintf(e->msg, sizeof(e->msg),
+				 "a target of the %zu is an instruction the "
+				 "kernel cannot probe; narrow the pattern",
+				 t->m.n);
+			e->column = p->symbol_col;
+		} else if (fd < 0) {
 			snprintf(e->msg, sizeof(e->msg),
 				 "cannot create the %s link of %zu targets: %s",
 				 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi",
 				 t->m.n, strerror(-fd));
+			e->column = p->symbol_col;
+		}
 	}
 	free(cookies);
 	return fd;

@@ -36,7 +36,8 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (err)
 		return err;
 	v->owned = owned_get(id, &v->own) == 0;
-	if (v->owned && !link_features()->perf_link_info) {
+	if (v->owned && !link_features()->perf_link_info &&
+	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
 		__u32 prog_id = v->f.prog_id;
 
 		v->f = v->own.f;

@@ -648,8 +648,12 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 	}
 	if (of)
 		handle_put(fi->fh);
-	if (n < 0)
+	/* FUSE refuses kernel-internal errnos (ENOTSUPP 524 ...): the writer
+	 * would wait for ever */
+	if (n < 0 && n > -512)
 		fuse_reply_err(req, -n);
+	else if (n < 0)
+		fuse_reply_err(req, EIO);
 	else
 		fuse_reply_write(req, n);
 }
