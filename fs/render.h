@@ -9,6 +9,7 @@
 
 #include "linkinfo.h"
 #include "owned.h"
+#include "pins_walk.h"
 
 struct reader {
 	bool sees_addrs;
@@ -20,6 +21,9 @@ struct link_view {
 	bool owned;
 	struct owned_info own;
 	const struct reader *reader;
+	/* every link's pins, read once for a whole table; NULL (as
+	 * link_view_load() leaves it): the file reads them itself */
+	const struct pin_index *pins;
 };
 
 /**
@@ -100,5 +104,13 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
  * that probes nothing (cgroup, xdp, ..., a perf link of unknown kind)
  */
 long link_target_count(const struct link_view *v);
+
+/**
+ * link_file_render_alloc() - render file @i of a link into a buffer as
+ * large as its value (pids and pinned may be long)
+ * @out: out, malloc'd, NUL-terminated; the caller frees it
+ * Return: length, or -ENODATA / -errno.
+ */
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out);
 
 #endif
