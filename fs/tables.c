@@ -220,8 +220,8 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put_u64(s, v->f.id);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		char *big = NULL;
-		const char *p = value_of(file_index(cols[c]), v, buf, len, &n,
-					 &big);
+		const char *p =
+			value_of(file_index(cols[c]), v, buf, len, &n, &big);
 
 		sbuf_put(s, "\t", 1);
 		if (p)
