@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render.h"
 #include "owned.h"
@@ -36,6 +37,7 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (err)
 		return err;
 	v->pins = NULL;
+	v->holders = NULL;
 	v->owned = owned_get(id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info) {
 		__u32 prog_id = v->f.prog_id;
@@ -217,6 +219,40 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	return total > INT_MAX ? -E2BIG : (int)total;
 }
 
+/*
+ * The processes holding an fd of it, read now (or once for the table).
+ * The daemon shows only for links it made: it opens any other link for a
+ * moment to read it, which is no holding.
+ */
+static int render_pids(const struct link_view *v, char *buf, size_t len)
+{
+	struct holder_index own = {0};
+	const struct holder_index *idx = v->holders;
+	size_t first = 0, n, i, total = 0;
+	__u32 self = getpid();
+	char line[32 + HOLDER_COMM_LEN];
+	int err;
+
+	if (!idx) {
+		err = holder_index_build(&own);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	buf[0] = '\0';
+	n = holder_index_find(idx, v->f.id, &first);
+	for (i = 0; i < n; i++) {
+		const struct link_holder *h = &idx->v[first + i];
+
+		if (h->pid == self && !v->owned)
+			continue;
+		snprintf(line, sizeof(line), "%u\t%s", h->pid, h->comm);
+		total = put_line(buf, len, total, line);
+	}
+	holder_index_free(&own);
+	return total > INT_MAX ? -E2BIG : (int)total;
+}
+
 static int render_spec(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_line(buf, len, v->own.spec);
@@ -249,6 +285,7 @@ const struct link_file link_files[] = {
 	 render_attach_type},
 	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
 	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
+	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids},
 	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},

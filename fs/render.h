@@ -9,6 +9,7 @@
 
 #include "linkinfo.h"
 #include "owned.h"
+#include "holders.h"
 #include "pins_walk.h"
 
 struct reader {
@@ -24,6 +25,7 @@ struct link_view {
 	/* every link's pins, read once for a whole table; NULL (as
 	 * link_view_load() leaves it): the file reads them itself */
 	const struct pin_index *pins;
+	const struct holder_index *holders; /* the same for pids */
 };
 
 /**

@@ -276,7 +276,7 @@ static void put_json_pids(struct sbuf *s, const char *v, size_t n)
 		first = false;
 		sbuf_put(s, "{\"pid\":", 7);
 		sbuf_put(s, v, tab - v);
-		sbuf_put(s, ",\"comm\":", 9);
+		sbuf_put(s, ",\"comm\":", 8);
 		put_json_string(s, tab + 1, nl - tab - 1);
 		sbuf_put(s, "}", 1);
 	}
@@ -328,12 +328,15 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	struct link_view *v = malloc(sizeof(*v));
 	char *buf = malloc(buflen);
 	struct pin_index pins = {0};
+	struct holder_index holders = {0};
 	__u32 *ids = NULL;
 	int n, i, rows = 0;
 
 	n = v && buf ? 0 : -ENOMEM;
 	if (!n && lists)
 		n = pin_index_build(&pins);
+	if (!n && lists)
+		n = holder_index_build(&holders);
 	if (!n)
 		n = listed_link_ids(&ids);
 	for (i = 0; i < n; i++) {
@@ -341,11 +344,13 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 			continue;
 		v->reader = r;
 		v->pins = lists ? &pins : NULL;
+		v->holders = lists ? &holders : NULL;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
 		row(s, v, buf, buflen);
 	}
 	pin_index_free(&pins);
+	holder_index_free(&holders);
 	free(ids);
 	free(buf);
 	free(v);
