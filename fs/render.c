@@ -2,6 +2,7 @@
 /* The per-link files (one table drives the tree) and the root tables. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render.h"
 #include "render_multi.h"
@@ -35,6 +37,8 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
+	v->pins = NULL;
+	v->holders = NULL;
 	v->owned = owned_get(id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info &&
 	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
@@ -186,6 +190,71 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_line(buf, len, name);
 }
 
+/* Appends "%s\n" at @total, as far as @len allows. Return: the new total. */
+static size_t put_line(char *buf, size_t len, size_t total, const char *line)
+{
+	int n = snprintf(total < len ? buf + total : NULL,
+			 total < len ? len - total : 0, "%s\n", line);
+
+	return total + (n > 0 ? n : 0);
+}
+
+/* Its paths in mounted bpffs, read now (or once for the whole table). */
+static int render_pinned(const struct link_view *v, char *buf, size_t len)
+{
+	struct pin_index own = {0};
+	const struct pin_index *idx = v->pins;
+	size_t first = 0, n, i, total = 0;
+	int err;
+
+	if (!idx) {
+		err = pin_index_build(&own);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	buf[0] = '\0';
+	n = pin_index_find(idx, v->f.id, &first);
+	for (i = 0; i < n; i++)
+		total = put_line(buf, len, total, idx->v[first + i].path);
+	pin_index_free(&own);
+	return total > INT_MAX ? -E2BIG : (int)total;
+}
+
+/*
+ * The processes holding an fd of it, read now (or once for the table).
+ * The daemon shows only for links it made: it opens any other link for a
+ * moment to read it, which is no holding.
+ */
+static int render_pids(const struct link_view *v, char *buf, size_t len)
+{
+	struct holder_index own = {0};
+	const struct holder_index *idx = v->holders;
+	size_t first = 0, n, i, total = 0;
+	__u32 self = getpid();
+	char line[32 + HOLDER_COMM_LEN];
+	int err;
+
+	if (!idx) {
+		err = holder_index_build(&own);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	buf[0] = '\0';
+	n = holder_index_find(idx, v->f.id, &first);
+	for (i = 0; i < n; i++) {
+		const struct link_holder *h = &idx->v[first + i];
+
+		if (h->pid == self && !v->owned)
+			continue;
+		snprintf(line, sizeof(line), "%u\t%s", h->pid, h->comm);
+		total = put_line(buf, len, total, line);
+	}
+	holder_index_free(&own);
+	return total > INT_MAX ? -E2BIG : (int)total;
+}
+
 static int render_spec(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_line(buf, len, v->own.spec);
@@ -220,9 +289,10 @@ const struct link_file link_files[] = {
 	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
 	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
 	{"count", K_MULTI, 0, JSON_NUMBER, render_count},
-	{"funcs", K_MULTI, LF_LIVE | LF_READER | LF_BIG, JSON_TABLE,
-	 render_funcs},
+	{"funcs", K_MULTI, LF_LIVE | LF_READER, JSON_TABLE, render_funcs},
 	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid},
+	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids},
+	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
@@ -272,31 +342,6 @@ bool link_file_applies(size_t i, const struct link_view *v)
 	return true;
 }
 
-int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
-{
-	size_t len = 2 * PATH_MAX;
-	int n = -ENOMEM, tries;
-
-	*out = NULL;
-	if (!link_file_applies(i, v))
-		return -ENODATA;
-	/* LF_BIG renderers say how much they need; the value may grow */
-	for (tries = 0; tries < 4; tries++) {
-		char *buf = malloc(len);
-
-		n = buf ? link_files[i].render(v, buf, len) : -ENOMEM;
-		if (n >= 0 && (size_t)n < len) {
-			*out = buf;
-			return n;
-		}
-		free(buf);
-		if (n < 0 || !(link_files[i].flags & LF_BIG))
-			return n < 0 ? n : -ENAMETOOLONG;
-		len = (size_t)n + 4096;
-	}
-	return -EAGAIN;
-}
-
 int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 {
 	int n;
@@ -306,5 +351,35 @@ int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 	n = link_files[i].render(v, buf, len);
 	if (n >= (int)len)
 		return -ENAMETOOLONG;
+	return n;
+}
+
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
+{
+	size_t len = 2 * PATH_MAX;
+	char *buf = NULL, *p;
+	int n = -ENOMEM, tries;
+
+	if (!link_file_applies(i, v))
+		return -ENODATA;
+	/* a list may grow between two renders: a few tries */
+	for (tries = 0; tries < 4; tries++) {
+		p = realloc(buf, len);
+		if (!p) {
+			n = -ENOMEM;
+			break;
+		}
+		buf = p;
+		n = link_files[i].render(v, buf, len);
+		if (n < 0 || (size_t)n < len)
+			break;
+		len = (size_t)n + 1;
+		n = -ENAMETOOLONG;
+	}
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	*out = buf;
 	return n;
 }

@@ -9,6 +9,8 @@
 
 #include "linkinfo.h"
 #include "owned.h"
+#include "holders.h"
+#include "pins_walk.h"
 
 struct reader {
 	bool sees_addrs;
@@ -20,6 +22,10 @@ struct link_view {
 	bool owned;
 	struct owned_info own;
 	const struct reader *reader;
+	/* every link's pins, read once for a whole table; NULL (as
+	 * link_view_load() leaves it): the file reads them itself */
+	const struct pin_index *pins;
+	const struct holder_index *holders; /* the same for pids */
 };
 
 /**
@@ -84,7 +90,6 @@ struct link_file {
 #define LF_LIVE (1u << 4)    /* a counter: direct_io, size 0 */
 #define LF_READER (1u << 5)  /* depends on the reader: direct_io, size 0 */
 #define LF_BUILTIN (1u << 6) /* owned and running the built-in program */
-#define LF_BIG (1u << 9)     /* of any length: link_file_render_alloc() */
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;
@@ -104,19 +109,19 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 		     size_t len);
 
 /**
- * link_file_render_alloc() - render file @i into a malloc'd buffer of the
- * size it needs (files of any length, such as funcs, LF_BIG)
- * @out: out, the value (caller frees), NUL-terminated
- * Return: its length, or -ENODATA / -errno (*out NULL).
- */
-int link_file_render_alloc(size_t i, const struct link_view *v, char **out);
-
-/**
  * link_target_count() - the COUNT column of `links` (DESIGN 2.2): 1 for a
  * single-target link (every perf link of known kind, tracing, raw
  * tracepoint), link info's count for a multi link, -1 (`-`) for a link
  * that probes nothing (cgroup, xdp, ..., a perf link of unknown kind)
  */
 long link_target_count(const struct link_view *v);
+
+/**
+ * link_file_render_alloc() - render file @i of a link into a buffer as
+ * large as its value (pids and pinned may be long)
+ * @out: out, malloc'd, NUL-terminated; the caller frees it
+ * Return: length, or -ENODATA / -errno.
+ */
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out);
 
 #endif

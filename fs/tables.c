@@ -176,20 +176,28 @@ static void put_json_string(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "\"", 1);
 }
 
-/* Render file @i of @v without its newline; false if it does not apply.
- * An empty value (pids, pinned) counts only where it is a list. */
-static bool value_of(size_t i, const struct link_view *v, char *buf, size_t len,
-		     size_t *n)
+/*
+ * Render file @i of @v without its newline into @buf, or, when longer
+ * than @len, into *@big (the caller frees it); NULL if it does not apply.
+ * An empty value (pids, pinned) counts only where it is a list.
+ */
+static const char *value_of(size_t i, const struct link_view *v, char *buf,
+			    size_t len, size_t *n, char **big)
 {
+	const char *p = buf;
 	int r = link_file_render(i, v, buf, len);
 
+	if (r == -ENAMETOOLONG) {
+		r = link_file_render_alloc(i, v, big);
+		p = *big;
+	}
 	if (r < 0 || (r == 0 && link_files[i].json != JSON_LINES &&
 		      link_files[i].json != JSON_PIDS))
-		return false;
+		return NULL;
 	*n = r;
-	if (*n && buf[*n - 1] == '\n')
+	if (*n && p[*n - 1] == '\n')
 		(*n)--;
-	return true;
+	return p;
 }
 
 static size_t file_index(const char *name)
@@ -212,11 +220,16 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 
 	sbuf_put_u64(s, v->f.id);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		char *big = NULL;
+		const char *p =
+			value_of(file_index(cols[c]), v, buf, len, &n, &big);
+
 		sbuf_put(s, "\t", 1);
-		if (value_of(file_index(cols[c]), v, buf, len, &n))
-			put_table_value(s, buf, n);
+		if (p)
+			put_table_value(s, p, n);
 		else
 			sbuf_put(s, "-", 1);
+		free(big);
 	}
 	sbuf_put(s, "\t", 1);
 	if (count < 0)
@@ -264,7 +277,7 @@ static void put_json_pids(struct sbuf *s, const char *v, size_t n)
 		first = false;
 		sbuf_put(s, "{\"pid\":", 7);
 		sbuf_put(s, v, tab - v);
-		sbuf_put(s, ",\"comm\":", 9);
+		sbuf_put(s, ",\"comm\":", 8);
 		put_json_string(s, tab + 1, nl - tab - 1);
 		sbuf_put(s, "}", 1);
 	}
@@ -300,7 +313,8 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 		nl = nl ? nl : end;
 		sbuf_put(s, first ? "{" : ",{", first ? 1 : 2);
 		first = false;
-		for (c = v, h = head; c <= nl && h < hend; c = te + 1, h = he + 1) {
+		for (c = v, h = head; c <= nl && h < hend;
+		     c = te + 1, h = he + 1) {
 			te = memchr(c, '\t', nl - c);
 			te = te ? te : nl;
 			he = memchr(h, '\t', hend - h);
@@ -318,22 +332,6 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "]", 1);
 }
 
-/* A JSON_TABLE file (any length): its key and array, if it applies. */
-static void json_table_member(struct sbuf *s, size_t i,
-			      const struct link_view *v)
-{
-	char *value = NULL;
-	int n = link_file_render_alloc(i, v, &value);
-
-	if (n >= 0) {
-		sbuf_put(s, ",\"", 2);
-		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
-		sbuf_put(s, "\":", 2);
-		put_json_table(s, value, n);
-	}
-	free(value);
-}
-
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 			size_t len)
 {
@@ -342,24 +340,27 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put(s, "{\"id\":", 6);
 	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
-		if (link_files[i].json == JSON_TABLE) {
-			json_table_member(s, i, v);
-			continue;
-		}
-		if (link_files[i].json == JSON_NONE ||
-		    !value_of(i, v, buf, len, &n))
+		char *big = NULL;
+		const char *p = link_files[i].json == JSON_NONE
+					? NULL
+					: value_of(i, v, buf, len, &n, &big);
+
+		if (!p)
 			continue;
 		sbuf_put(s, ",\"", 2);
 		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
 		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
-			sbuf_put(s, buf, n);
+			sbuf_put(s, p, n);
 		else if (link_files[i].json == JSON_LINES)
-			put_json_lines(s, buf, n);
+			put_json_lines(s, p, n);
 		else if (link_files[i].json == JSON_PIDS)
-			put_json_pids(s, buf, n);
+			put_json_pids(s, p, n);
+		else if (link_files[i].json == JSON_TABLE)
+			put_json_table(s, p, n);
 		else
-			put_json_string(s, buf, n);
+			put_json_string(s, p, n);
+		free(big);
 	}
 	sbuf_put(s, "}", 1);
 }
@@ -367,25 +368,40 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
 		       size_t len);
 
-/* Every link, read once, handed to @row; links gone meanwhile skip. */
+/*
+ * Every link, read once, handed to @row; links gone meanwhile skip.
+ * @lists: read every link's pins (and holders) once for the table
+ */
 static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
-			 const char *sep)
+			 const char *sep, bool lists)
 {
 	size_t buflen = 2 * PATH_MAX;
 	struct link_view *v = malloc(sizeof(*v));
 	char *buf = malloc(buflen);
+	struct pin_index pins = {0};
+	struct holder_index holders = {0};
 	__u32 *ids = NULL;
 	int n, i, rows = 0;
 
-	n = v && buf ? listed_link_ids(&ids) : -ENOMEM;
+	n = v && buf ? 0 : -ENOMEM;
+	if (!n && lists)
+		n = pin_index_build(&pins);
+	if (!n && lists)
+		n = holder_index_build(&holders);
+	if (!n)
+		n = listed_link_ids(&ids);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(ids[i], v))
 			continue;
 		v->reader = r;
+		v->pins = lists ? &pins : NULL;
+		v->holders = lists ? &holders : NULL;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
 		row(s, v, buf, buflen);
 	}
+	pin_index_free(&pins);
+	holder_index_free(&holders);
 	free(ids);
 	free(buf);
 	free(v);
@@ -400,7 +416,7 @@ char *render_links_table(const struct reader *r, size_t *len)
 	sbuf_printf(
 		&s,
 		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
-	err = for_each_link(&s, r, table_row, "");
+	err = for_each_link(&s, r, table_row, "", false);
 	if (err) {
 		free(s.p);
 		errno = -err;
@@ -415,7 +431,7 @@ char *render_links_json(const struct reader *r, size_t *len)
 	int err;
 
 	sbuf_put(&s, "[", 1);
-	err = for_each_link(&s, r, json_object, ",\n");
+	err = for_each_link(&s, r, json_object, ",\n", true);
 	sbuf_put(&s, "]\n", 2);
 	if (err) {
 		free(s.p);

@@ -214,7 +214,6 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
 	struct link_view *v;
-	char *buf = NULL; /* the value, for its size: funcs may be long */
 	int n = 0;
 
 	off_t size = 0;
@@ -243,18 +242,20 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	} else if (!n) {
 		struct reader r = {INO_SEES_ADDRS(ino)};
 
+		char *value = NULL;
+
 		v->reader = &r;
 		if (!link_file_applies(idx - 1, v))
 			n = -ENOENT;
 		else
-			n = link_file_render_alloc(idx - 1, v, &buf);
+			n = link_file_render_alloc(idx - 1, v, &value);
+		free(value);
 		if (n >= 0) {
 			attr_fill(d, st, ino, S_IFREG | 0444, n);
 			n = 0;
 		}
 	}
 	free(v);
-	free(buf);
 	return n == -ENODATA ? -ENOENT : n;
 }
 
@@ -648,12 +649,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 	}
 	if (of)
 		handle_put(fi->fh);
-	/* FUSE refuses kernel-internal errnos (ENOTSUPP 524 ...): the writer
-	 * would wait for ever */
-	if (n < 0 && n > -512)
+	if (n < 0)
 		fuse_reply_err(req, -n);
-	else if (n < 0)
-		fuse_reply_err(req, EIO);
 	else
 		fuse_reply_write(req, n);
 }
