@@ -35,6 +35,8 @@ struct counter {
 	uint64_t *used; /* bitmap of taken slots; slot 0 is always taken */
 	/* tp_fd[i]: tracepoint instance i + 1, or -1 until loaded */
 	int tp_fd[COUNTER_MAX_TP_INSTANCES - 1];
+	/* the kprobe program loaded for multi links, or -1 until loaded */
+	int kmulti_fd, umulti_fd;
 };
 
 static void slot_set(struct counter *c, uint32_t slot, bool taken)
@@ -73,6 +75,7 @@ static int counter_new(struct counter **out, uint32_t slots)
 	pthread_mutex_init(&c->lock, NULL);
 	for (i = 0; i < COUNTER_MAX_TP_INSTANCES - 1; i++)
 		c->tp_fd[i] = -1;
+	c->kmulti_fd = c->umulti_fd = -1;
 	c->slots = slots;
 	c->used = calloc((slots + BITS_PER_WORD - 1) / BITS_PER_WORD,
 			 sizeof(uint64_t));
@@ -163,6 +166,10 @@ void counter_close(struct counter *c)
 	for (i = 0; i < COUNTER_MAX_TP_INSTANCES - 1; i++)
 		if (c->tp_fd[i] >= 0)
 			close(c->tp_fd[i]);
+	if (c->kmulti_fd >= 0)
+		close(c->kmulti_fd);
+	if (c->umulti_fd >= 0)
+		close(c->umulti_fd);
 	counter_bpf__destroy(c->skel);
 	counter_free(c);
 }
@@ -183,6 +190,46 @@ static int load_tp_copy(struct counter *c)
 		return -ENOEXEC;
 	return bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, bpf_program__name(prog),
 			     "GPL", insns, cnt, &opts);
+}
+
+/*
+ * The kprobe program again, for multi links: the kernel takes a program
+ * for a kprobe_multi or uprobe_multi link only if it was loaded with that
+ * expected_attach_type (BPF_TRACE_KPROBE_MULTI 42, BPF_TRACE_UPROBE_MULTI
+ * 48), which also makes bpf_get_attach_cookie() read the target's cookie.
+ */
+static int load_multi_copy(struct counter *c, bool uprobe)
+{
+	const struct bpf_program *prog = c->skel->progs.counter_kprobe;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = uprobe ? COUNTER_ATTACH_UPROBE_MULTI
+						   : COUNTER_ATTACH_KPROBE_MULTI);
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog);
+	int fd;
+
+	if (!insns || !cnt)
+		return -ENOEXEC;
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, bpf_program__name(prog),
+			   "GPL", insns, cnt, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+int counter_multi_prog_fd(struct counter *c, bool uprobe)
+{
+	int *slot, fd;
+
+	pthread_mutex_lock(&c->lock);
+	slot = uprobe ? &c->umulti_fd : &c->kmulti_fd;
+	if (*slot < 0) {
+		fd = load_multi_copy(c, uprobe);
+		if (fd >= 0)
+			*slot = fd;
+	} else {
+		fd = *slot;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return fd;
 }
 
 static int tp_instance_fd(struct counter *c, unsigned int instance)
@@ -268,6 +315,44 @@ int counter_slot_alloc(struct counter *c)
 	}
 	pthread_mutex_unlock(&c->lock);
 	return err;
+}
+
+/* The first of @n free slots in a row from @from, or c->slots; lock held. */
+static uint32_t free_run(const struct counter *c, uint32_t from, uint32_t n)
+{
+	uint32_t run = 0, s;
+
+	for (s = from; s < c->slots; s++) {
+		if (!(s % BITS_PER_WORD) && !c->used[s / BITS_PER_WORD] &&
+		    s + BITS_PER_WORD <= c->slots) {
+			run += BITS_PER_WORD; /* a whole free word at once */
+			s += BITS_PER_WORD - 1;
+		} else {
+			run = slot_taken(c, s) ? 0 : run + 1;
+		}
+		if (run >= n)
+			return s + 1 - run;
+	}
+	return c->slots;
+}
+
+int counter_slot_alloc_range(struct counter *c, uint32_t n)
+{
+	uint32_t first, i;
+	int err = 0;
+
+	if (!n || n >= c->slots)
+		return -ENOSPC;
+	pthread_mutex_lock(&c->lock);
+	first = free_run(c, 1, n);
+	if (first >= c->slots)
+		err = -ENOSPC;
+	for (i = 0; !err && i < n; i++)
+		err = slot_zero(c, first + i);
+	for (i = 0; !err && i < n; i++)
+		slot_set(c, first + i, true);
+	pthread_mutex_unlock(&c->lock);
+	return err ? err : (int)first;
 }
 
 int counter_slot_claim(struct counter *c, uint32_t slot)

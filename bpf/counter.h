@@ -3,6 +3,7 @@
 #ifndef BPFLINKFS_COUNTER_H
 #define BPFLINKFS_COUNTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "parse.h"
@@ -57,6 +58,27 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
  * Return: the slot (used as the link's cookie), or -ENOSPC.
  */
 int counter_slot_alloc(struct counter *c);
+
+/**
+ * counter_slot_alloc_range() - take @n free slots in a row and zero them:
+ * one per target of a multi link, so that the link's record keeps only
+ * the first and the count
+ * Return: the first slot, or -ENOSPC (no run of @n free slots).
+ */
+int counter_slot_alloc_range(struct counter *c, uint32_t n);
+
+/* enum bpf_attach_type values of the multi links (include/uapi/linux/bpf.h) */
+#define COUNTER_ATTACH_KPROBE_MULTI 42
+#define COUNTER_ATTACH_UPROBE_MULTI 48
+
+/**
+ * counter_multi_prog_fd() - the built-in kprobe program as loaded for
+ * kprobe_multi (@uprobe false) or uprobe_multi links: once, lazily, with
+ * that expected_attach_type; shares the hits map
+ * Return: a program fd owned by @c, or -errno from the kernel (EINVAL on a
+ * kernel without that link type).
+ */
+int counter_multi_prog_fd(struct counter *c, bool uprobe);
 
 /** counter_slot_claim() - take a given slot (adoption); -EBUSY if taken. */
 int counter_slot_claim(struct counter *c, uint32_t slot);

@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "log.h"
+#include "multi_create.h"
 #include "owned.h"
 #include "counter.h"
 #include "create.h"
@@ -181,6 +182,11 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	e->err = 0;
 	e->column = 0;
 	e->msg[0] = warning[0] = '\0';
+	if (p->wildcard) {
+		free(spec);
+		return multi_probe_create(p, line, len, pid, made, memo, e,
+					  warning, warning_len);
+	}
 	if (!spec)
 		return -ENOMEM;
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {

@@ -35,6 +35,11 @@ int link_ids_open(void)
 	return 0;
 }
 
+__u32 link_ids_own(void)
+{
+	return iter_link ? own_id : 0;
+}
+
 void link_ids_close(void)
 {
 	bpf_link__destroy(iter_link);

@@ -27,6 +27,9 @@ struct link_id_type {
  */
 int link_ids_open(void);
 
+/** link_ids_own() - the id of the daemon's iterator link, 0 when none */
+__u32 link_ids_own(void);
+
 /** link_ids_close() - detach and unload; link_ids_read() then fails */
 void link_ids_close(void);
 

@@ -16,6 +16,9 @@ struct cached_link {
 	struct cached_link *next;
 	__u32 id, link_type, prog_id, offset, event_type;
 	enum perf_link_kind kind;
+	enum link_view_kind view;
+	__u32 known, attach_type, target_obj_id, target_btf_id;
+	__u32 count, flags, pid;
 	__u64 addr, cookie, ref_ctr_offset, config;
 	char prog_name[16]; /* BPF_OBJ_NAME_LEN */
 	bool prog_name_known;
@@ -86,6 +89,14 @@ static void to_fields(const struct cached_link *c, struct link_fields *f)
 	f->link_type = c->link_type;
 	f->prog_id = c->prog_id;
 	f->kind = c->kind;
+	f->view = c->view;
+	f->known = c->known;
+	f->attach_type = c->attach_type;
+	f->target_obj_id = c->target_obj_id;
+	f->target_btf_id = c->target_btf_id;
+	f->count = c->count;
+	f->flags = c->flags;
+	f->pid = c->pid;
 	f->offset = c->offset;
 	f->addr = c->addr;
 	f->cookie = c->cookie;
@@ -97,7 +108,7 @@ static void to_fields(const struct cached_link *c, struct link_fields *f)
 
 static void insert(const struct link_fields *f)
 {
-	size_t len = f->link_type == LINK_TYPE_PERF_EVENT ? strlen(f->name) : 0;
+	size_t len = strlen(f->name);
 	struct cached_link *c = calloc(1, sizeof(*c) + len + 1);
 
 	if (!c)
@@ -108,6 +119,14 @@ static void insert(const struct link_fields *f)
 				  .offset = f->offset,
 				  .event_type = f->event_type,
 				  .kind = f->kind,
+				  .view = f->view,
+				  .known = f->known,
+				  .attach_type = f->attach_type,
+				  .target_obj_id = f->target_obj_id,
+				  .target_btf_id = f->target_btf_id,
+				  .count = f->count,
+				  .flags = f->flags,
+				  .pid = f->pid,
 				  .addr = f->addr,
 				  .cookie = f->cookie,
 				  .ref_ctr_offset = f->ref_ctr_offset,

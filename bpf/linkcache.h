@@ -16,7 +16,8 @@
 /**
  * linkcache_get() - a link's fields, from the cache or the kernel
  * @id: kernel link id
- * @f: out; for non-perf links only id and link_type are set
+ * @f: out, for every link type (counters such as missed may be stale:
+ *     read them live)
  * @verify: check with one BPF_LINK_GET_NEXT_ID that @id still exists
  *          (false right after an enumeration that listed it)
  * Return: 0, -ENOENT (gone), or -errno from bpf(2).

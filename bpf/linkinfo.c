@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "linkinfo.h"
+#include "btf_names.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -81,6 +83,17 @@ static void features_detect(void)
 		btf_has_path(btf, "bpf_link_info", "perf_event.kprobe.missed");
 	features.ref_ctr_offset = btf_has_path(
 		btf, "bpf_link_info", "perf_event.uprobe.ref_ctr_offset");
+	features.multi_link_info =
+		btf_has_path(btf, "bpf_link_info", "kprobe_multi.addrs") &&
+		btf_has_path(btf, "bpf_link_info", "uprobe_multi.path");
+	features.kprobe_multi_missed =
+		btf_has_path(btf, "bpf_link_info", "kprobe_multi.missed");
+	features.multi_cookies =
+		btf_has_path(btf, "bpf_link_info", "kprobe_multi.cookies");
+	features.tracing_cookie =
+		btf_has_path(btf, "bpf_link_info", "tracing.cookie");
+	features.raw_tp_cookie =
+		btf_has_path(btf, "bpf_link_info", "raw_tracepoint.cookie");
 	btf__free(btf);
 }
 
@@ -157,11 +170,166 @@ static void fields_decode(const struct abi_link_info *info,
 	}
 }
 
+/* The second call of a perf link: its name into @f->name. */
+static int perf_name_read(int fd, struct abi_link_info *info,
+			  struct link_fields *f, size_t name_len)
+{
+	__u64 *name;
+	__u32 *len;
+	int err;
+
+	if (!name_slot(info, &len))
+		return 0;
+	memset(info, 0, sizeof(*info));
+	info->perf_event.type = f->kind;
+	name = name_slot(info, &len);
+	*name = (__u64)(unsigned long)f->name;
+	*len = name_len;
+	err = info_get(fd, info);
+	if (!err)
+		f->name[name_len ? name_len - 1 : 0] = '\0';
+	return err;
+}
+
+/* Raw tracepoint: tp_name, and the cookie where the kernel reports it. */
+static int raw_tp_read(int fd, struct abi_link_info *info,
+		       struct link_fields *f, size_t name_len)
+{
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	info->raw_tracepoint.tp_name = (__u64)(unsigned long)f->name;
+	info->raw_tracepoint.tp_name_len = name_len;
+	err = info_get(fd, info);
+	if (err)
+		return err;
+	f->name[name_len ? name_len - 1 : 0] = '\0';
+	f->cookie = info->raw_tracepoint.cookie;
+	if (link_features()->raw_tp_cookie)
+		f->known |= LINK_KNOWN_COOKIE;
+	return 0;
+}
+
+/* uprobe_multi: the path (d_path of the probed file) in a second call. */
+static int uprobe_multi_path_read(int fd, struct abi_link_info *info,
+				  struct link_fields *f, size_t name_len)
+{
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	info->uprobe_multi.path = (__u64)(unsigned long)f->name;
+	info->uprobe_multi.path_size = name_len;
+	err = info_get(fd, info);
+	if (!err)
+		f->name[name_len ? name_len - 1 : 0] = '\0';
+	return err;
+}
+
+/* The view kind of a multi link, from its flags (session links are told
+ * apart by attach type only, which link info does not report). */
+static void multi_decode(const struct abi_link_info *info,
+			 struct link_fields *f)
+{
+	if (info->type == LINK_TYPE_KPROBE_MULTI) {
+		f->count = info->kprobe_multi.count;
+		f->flags = info->kprobe_multi.flags;
+		f->missed = info->kprobe_multi.missed;
+		f->view = f->flags & KPROBE_MULTI_RETURN ? VIEW_KRETPROBE_MULTI
+							 : VIEW_KPROBE_MULTI;
+		return;
+	}
+	f->count = info->uprobe_multi.count;
+	f->flags = info->uprobe_multi.flags;
+	f->pid = info->uprobe_multi.pid;
+	f->view = f->flags & UPROBE_MULTI_RETURN ? VIEW_URETPROBE_MULTI
+						 : VIEW_UPROBE_MULTI;
+}
+
+/* The attach type of the link types whose info part reports one. */
+static void attach_type_decode(const struct abi_link_info *info,
+			       struct link_fields *f)
+{
+	switch (info->type) {
+	case LINK_TYPE_TRACING:
+		f->attach_type = info->tracing.attach_type;
+		break;
+	case LINK_TYPE_CGROUP:
+		f->attach_type = info->cgroup.attach_type;
+		break;
+	case LINK_TYPE_NETNS:
+		f->attach_type = info->netns.attach_type;
+		break;
+	case LINK_TYPE_TCX:
+		f->attach_type = info->tcx.attach_type;
+		break;
+	case LINK_TYPE_NETKIT:
+		f->attach_type = info->netkit.attach_type;
+		break;
+	case LINK_TYPE_SOCKMAP:
+		f->attach_type = info->sockmap.attach_type;
+		break;
+	default:
+		return;
+	}
+	f->known |= LINK_KNOWN_ATTACH_TYPE;
+}
+
+/* A perf link: its kind, name and fields (kernel 6.6+). */
+static int perf_read(int fd, struct abi_link_info *info, struct link_fields *f,
+		     size_t name_len)
+{
+	int err;
+
+	if (!link_features()->perf_link_info)
+		return 0;
+	f->kind = info->perf_event.type;
+	f->view = (unsigned)f->kind <= PERF_LINK_EVENT ? (int)f->kind
+						       : VIEW_PERF_UNSPEC;
+	err = perf_name_read(fd, info, f, name_len);
+	if (!err)
+		fields_decode(info, f);
+	return err;
+}
+
+/* What the first call (zeroed struct) said, per link type. */
+static int type_read(int fd, struct abi_link_info *info, struct link_fields *f,
+		     size_t name_len)
+{
+	attach_type_decode(info, f);
+	switch (info->type) {
+	case LINK_TYPE_PERF_EVENT:
+		return perf_read(fd, info, f, name_len);
+	case LINK_TYPE_RAW_TRACEPOINT:
+		f->view = VIEW_RAW_TP;
+		return raw_tp_read(fd, info, f, name_len);
+	case LINK_TYPE_TRACING:
+		f->view = VIEW_TRACING;
+		f->target_obj_id = info->tracing.target_obj_id;
+		f->target_btf_id = info->tracing.target_btf_id;
+		f->cookie = info->tracing.cookie;
+		if (link_features()->tracing_cookie)
+			f->known |= LINK_KNOWN_COOKIE;
+		/* no target (an unknown BTF): the name file is left out */
+		btf_target_name(f->target_obj_id, f->target_btf_id, f->name,
+				name_len);
+		return 0;
+	case LINK_TYPE_KPROBE_MULTI:
+		multi_decode(info, f);
+		return 0;
+	case LINK_TYPE_UPROBE_MULTI:
+		multi_decode(info, f);
+		return link_features()->multi_link_info
+			       ? uprobe_multi_path_read(fd, info, f, name_len)
+			       : 0;
+	default:
+		f->view = VIEW_OTHER;
+		return 0;
+	}
+}
+
 int link_info_read_fd(int fd, struct link_fields *f, size_t name_len)
 {
 	struct abi_link_info info;
-	__u64 *name;
-	__u32 *len;
 	int err;
 
 	memset(&info, 0, sizeof(info));
@@ -173,24 +341,7 @@ int link_info_read_fd(int fd, struct link_fields *f, size_t name_len)
 	f->id = info.id;
 	f->link_type = info.type;
 	f->prog_id = info.prog_id;
-	if (info.type != LINK_TYPE_PERF_EVENT ||
-	    !link_features()->perf_link_info)
-		return 0;
-	f->kind = info.perf_event.type;
-	name = name_slot(&info, &len);
-	if (name) {
-		memset(&info, 0, sizeof(info));
-		info.perf_event.type = f->kind;
-		name = name_slot(&info, &len);
-		*name = (__u64)(unsigned long)f->name;
-		*len = name_len;
-		err = info_get(fd, &info);
-		if (err)
-			return err;
-		f->name[name_len ? name_len - 1 : 0] = '\0';
-	}
-	fields_decode(&info, f);
-	return 0;
+	return type_read(fd, &info, f, name_len);
 }
 
 int link_info_read(__u32 id, struct link_fields *f)
@@ -242,6 +393,103 @@ const char *perf_link_kind_name(enum perf_link_kind kind)
 	};
 
 	return (unsigned)kind < PERF_LINK_KIND_COUNT ? names[kind] : NULL;
+}
+
+const char *link_type_name(__u32 link_type)
+{
+	static const char *const names[] = {
+		[LINK_TYPE_RAW_TRACEPOINT] = "raw_tracepoint",
+		[LINK_TYPE_TRACING] = "tracing",
+		[LINK_TYPE_CGROUP] = "cgroup",
+		[LINK_TYPE_ITER] = "iter",
+		[LINK_TYPE_NETNS] = "netns",
+		[LINK_TYPE_XDP] = "xdp",
+		[LINK_TYPE_PERF_EVENT] = "perf_event",
+		[LINK_TYPE_KPROBE_MULTI] = "kprobe_multi",
+		[LINK_TYPE_STRUCT_OPS] = "struct_ops",
+		[LINK_TYPE_NETFILTER] = "netfilter",
+		[LINK_TYPE_TCX] = "tcx",
+		[LINK_TYPE_UPROBE_MULTI] = "uprobe_multi",
+		[LINK_TYPE_NETKIT] = "netkit",
+		[LINK_TYPE_SOCKMAP] = "sockmap",
+	};
+
+	return link_type < sizeof(names) / sizeof(names[0]) ? names[link_type]
+							    : NULL;
+}
+
+static const char *tracing_kind_name(__u32 attach_type)
+{
+	switch (attach_type) {
+	case ATTACH_TRACE_FENTRY:
+		return "fentry";
+	case ATTACH_TRACE_FEXIT:
+		return "fexit";
+	case ATTACH_MODIFY_RETURN:
+		return "fmod_ret";
+	case ATTACH_LSM_MAC:
+		return "lsm";
+	case ATTACH_LSM_CGROUP:
+		return "lsm_cgroup";
+	default:
+		return "tracing";
+	}
+}
+
+const char *link_view_name(const struct link_fields *f, char *buf, size_t len)
+{
+	static const char *const multi[VIEW_KIND_COUNT] = {
+		[VIEW_UPROBE_MULTI] = "uprobe_multi",
+		[VIEW_URETPROBE_MULTI] = "uretprobe_multi",
+		[VIEW_UPROBE_SESSION] = "uprobe_session",
+		[VIEW_KPROBE_MULTI] = "kprobe_multi",
+		[VIEW_KRETPROBE_MULTI] = "kretprobe_multi",
+		[VIEW_KPROBE_SESSION] = "kprobe_session",
+		[VIEW_RAW_TP] = "raw_tracepoint",
+	};
+	const char *name;
+
+	if (f->link_type == LINK_TYPE_PERF_EVENT)
+		return perf_link_kind_name(f->kind);
+	if (f->view == VIEW_TRACING)
+		return tracing_kind_name(f->attach_type);
+	if ((unsigned)f->view < VIEW_KIND_COUNT && multi[f->view])
+		return multi[f->view];
+	name = link_type_name(f->link_type);
+	if (name)
+		return name;
+	snprintf(buf, len, "link_type_%u", f->link_type);
+	return buf;
+}
+
+const char *attach_type_name(__u32 attach_type)
+{
+	/* types after BPF_TRACE_KPROBE_MULTI (42), unknown to libbpf 1.1 */
+	static const char *const newer[] = {
+		"lsm_cgroup",
+		"struct_ops",
+		"netfilter",
+		"tcx_ingress",
+		"tcx_egress",
+		"trace_uprobe_multi",
+		"cgroup_unix_connect",
+		"cgroup_unix_sendmsg",
+		"cgroup_unix_recvmsg",
+		"cgroup_unix_getpeername",
+		"cgroup_unix_getsockname",
+		"netkit_primary",
+		"netkit_peer",
+		"trace_kprobe_session",
+		"trace_uprobe_session",
+	};
+	const char *name = libbpf_bpf_attach_type_str(attach_type);
+
+	if (name)
+		return name;
+	if (attach_type >= ATTACH_LSM_CGROUP &&
+	    attach_type - ATTACH_LSM_CGROUP < sizeof(newer) / sizeof(newer[0]))
+		return newer[attach_type - ATTACH_LSM_CGROUP];
+	return NULL;
 }
 
 int link_id_read_fd(int fd, __u32 *id)

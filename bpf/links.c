@@ -18,6 +18,8 @@ static int walk_links(struct link_id_type **out)
 	int err;
 
 	while ((err = link_next_id(id, &id)) == 0) {
+		if (id == link_ids_own())
+			continue;
 		if (n == cap) {
 			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
 						     sizeof(*v));
@@ -65,7 +67,7 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 	return lo < n && ids[lo] == id;
 }
 
-int perf_link_ids(__u32 **out)
+int listed_link_ids(__u32 **out)
 {
 	struct link_id_type *v = NULL;
 	__u32 *ids, *dying = NULL;
@@ -75,8 +77,7 @@ int perf_link_ids(__u32 **out)
 	n = nd < 0 ? nd : links_now(&v);
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
-		if (v[i].type == LINK_TYPE_PERF_EVENT &&
-		    !in_sorted(dying, nd, v[i].id))
+		if (!in_sorted(dying, nd, v[i].id))
 			ids[kept++] = v[i].id;
 	free(dying);
 	free(v);

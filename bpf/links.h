@@ -17,10 +17,12 @@
 int links_now(struct link_id_type **out);
 
 /**
- * perf_link_ids() - ids of all perf-event links now, ascending, not dying
+ * listed_link_ids() - ids of every link now (any type), ascending, but
+ * none of this mount's links being removed and not the daemon's own
+ * iterator link
  * @ids: out, malloc'd array (caller frees)
  * Return: the count, or -errno.
  */
-int perf_link_ids(__u32 **ids);
+int listed_link_ids(__u32 **ids);
 
 #endif

@@ -28,6 +28,8 @@ struct owned_link {
 	__u32 id;
 	int fd;
 	int slot;
+	unsigned int nslots; /* multi links: slots in a row from slot */
+	__u32 link_type;
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
 	__u32 event_type;
@@ -56,6 +58,7 @@ struct dying_link {
 	__u32 id;
 	int fd;
 	int slot;
+	unsigned int nslots;
 	bool unpinned; /* its pin was removed by hand (pin_sync()) */
 };
 
@@ -102,6 +105,8 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 	*l = (struct owned_link){.id = info->id,
 				 .fd = fd,
 				 .slot = info->slot,
+				 .nslots = info->nslots,
+				 .link_type = info->f.link_type,
 				 .kind = info->kind,
 				 .perf_kind = info->f.kind,
 				 .offset = info->f.offset,
@@ -126,10 +131,11 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	memset(&out->f, 0, offsetof(struct link_fields, name));
 	out->id = out->f.id = l->id;
 	out->slot = l->slot;
+	out->nslots = l->nslots;
 	out->kind = l->kind;
 	out->dev = l->dev;
 	out->ino = l->ino;
-	out->f.link_type = LINK_TYPE_PERF_EVENT;
+	out->f.link_type = l->link_type ? l->link_type : LINK_TYPE_PERF_EVENT;
 	out->f.kind = l->perf_kind;
 	out->f.offset = l->offset;
 	out->f.event_type = l->event_type;
@@ -237,6 +243,7 @@ static int owned_unlist(size_t at, bool unpinned)
 	d->id = l->id;
 	d->fd = l->fd;
 	d->slot = l->slot;
+	d->nslots = l->nslots;
 	d->unpinned = unpinned;
 	*dying_tail = d;
 	dying_tail = &d->next;
@@ -418,6 +425,15 @@ static bool still_held(const struct dying_link *d)
 	return true;
 }
 
+/* A multi link's slots, one per target, or a single link's one. */
+static void slots_free(const struct dying_link *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < (d->nslots ? d->nslots : 1); i++)
+		counter_slot_free(the_counter, d->slot + i);
+}
+
 static void *reaper_main(void *arg)
 {
 	for (;;) {
@@ -441,7 +457,7 @@ static void *reaper_main(void *arg)
 			pin_unlink(d->id);
 		wait_released(d->id);
 		if (d->slot > 0 && the_counter && !still_held(d))
-			counter_slot_free(the_counter, d->slot);
+			slots_free(d);
 		pthread_mutex_lock(&lock);
 		closing_unlink(d);
 		if (--dying_busy == 0)

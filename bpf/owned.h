@@ -37,6 +37,9 @@ struct owned_info {
 	struct link_fields f;
 	char category[PROBE_NAME_MAX]; /* tracepoint */
 	char spec[8192];	       /* the command that created it */
+	/* multi links: slots slot .. slot + nslots - 1, one per target
+	 * (their cookies); 0 for a single-target link */
+	unsigned int nslots;
 };
 
 /**

@@ -120,6 +120,13 @@ static bool is_ksym_char(unsigned char c)
 	return is_alnum(c) || c == '_' || c == '.' || c == '$';
 }
 
+/* A kprobe FUNC that may be a glob pattern (DESIGN.md 3.1, Wildcards). */
+static bool is_kglob_char(unsigned char c)
+{
+	return is_ksym_char(c) || c == '*' || c == '?' || c == '[' ||
+	       c == ']' || c == '!' || c == '^' || c == '-';
+}
+
 /* Module names as in /proc/modules; '-' is how modprobe spells '_'. */
 static bool is_module_char(unsigned char c)
 {
@@ -310,6 +317,35 @@ static int parse_plus_offset(struct lexer *lx, uint64_t max, uint64_t *out)
 	return err;
 }
 
+/*
+ * A wildcard SYMBOL or FUNC (`*`, `?`, `[...]`, as bpftrace): mark it, check
+ * that every `[` closes, and refuse a +OFFSET after it (@plus: its column,
+ * or 0 when there is none).
+ */
+static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
+{
+	const char *g = p->symbol, *q;
+
+	if (!strpbrk(g, "*?["))
+		return 0;
+	p->wildcard = true;
+	for (q = g; (q = strchr(q, '[')); q++) {
+		const char *c = q + 1;
+
+		c += *c == '!' || *c == '^';
+		c += *c == ']'; /* a ']' first is literal */
+		c = strchr(c, ']');
+		if (!c)
+			return fail(lx, -EINVAL, p->symbol_col + (q - g),
+				    "unclosed '[' in pattern '%s'", g);
+		q = c;
+	}
+	if (plus)
+		return fail(lx, -EINVAL, plus,
+			    "a pattern takes no +OFFSET: '%s'", g);
+	return 0;
+}
+
 /* kprobe:[MODULE:]FUNC[+OFFSET], kretprobe:[MODULE:]FUNC */
 static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
 {
@@ -323,8 +359,16 @@ static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
 			return err;
 		lx->pos++;
 	}
-	err = scan_name(lx, is_ksym_char, "+", p->symbol, sizeof(p->symbol),
+	p->symbol_col = lx->pos;
+	err = scan_name(lx, is_kglob_char, "+", p->symbol, sizeof(p->symbol),
 			"function name");
+	if (!err)
+		err = check_glob(lx, p, lx->pos == e ? 0 : lx->pos);
+	if (!err && !p->wildcard && strpbrk(p->symbol, "]!^-"))
+		return fail(lx, -EINVAL,
+			    p->symbol_col + strcspn(p->symbol, "]!^-"),
+			    "bad function name " TOK_FMT,
+			    TOK_ARGS(lx, p->symbol_col, e));
 	if (err || lx->pos == e)
 		return err;
 	if (p->kind == PROBE_KRETPROBE)
@@ -367,6 +411,8 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 	}
 	err = scan_name(lx, is_usym_char, "+", p->symbol, sizeof(p->symbol),
 			"symbol");
+	if (!err)
+		err = check_glob(lx, p, lx->pos == e ? 0 : lx->pos);
 	if (err || lx->pos == e)
 		return err;
 	plus = lx->pos;

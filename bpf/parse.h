@@ -67,6 +67,8 @@ struct probe_spec {
 	uint64_t period;     /* events: the given or the default period */
 	uint64_t freq;	     /* events: when OPT_FREQ */
 	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
+	/* SYMBOL or FUNC holds `*`, `?` or `[...]`: one multi link */
+	bool wildcard;
 };
 
 struct parsed_cmd {

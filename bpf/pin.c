@@ -17,6 +17,7 @@
 #include "counter.h"
 #include "create.h"
 #include "log.h"
+#include "multi_info.h"
 #include "pin.h"
 #include "pin_dir.h"
 
@@ -30,7 +31,11 @@ struct pin_meta {
 	__u32 offset_hi; /* uprobe file offset >> 32 (link info has 32 bits) */
 	__u64 dev;
 	__u64 ino;
-	char category[128];
+	char category[124];
+	/* multi links: slots slot .. slot + nslots - 1; 0 in a single-target
+	 * link's record (and in records older than multi links, where these
+	 * bytes were the end of a shorter category) */
+	__u32 nslots;
 	char spec[8192 - 160];
 };
 _Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
@@ -362,6 +367,7 @@ static void meta_fill(struct pin_meta *m, const struct owned_info *info)
 {
 	m->version = 1;
 	m->slot = info->slot;
+	m->nslots = info->nslots;
 	m->probe_kind = info->kind;
 	m->offset_hi = info->f.offset >> 32;
 	m->dev = info->dev;
@@ -434,6 +440,19 @@ void pin_unlink(__u32 id)
 	}
 }
 
+/* Claim a record's slot, or every slot of a multi link's record. */
+static int slots_claim(const struct pin_meta *m)
+{
+	unsigned int i, n = m->nslots ? m->nslots : 1;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++)
+		err = counter_slot_claim(pin_counter, m->slot + i);
+	while (err && i-- > 1)
+		counter_slot_free(pin_counter, m->slot + i - 1);
+	return err;
+}
+
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
 static int adopt_one(const char *name, const struct pin_owner *owner)
 {
@@ -447,15 +466,17 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 		err = -errno;
 	if (!err)
 		err = link_info_read_fd(fd, &own->f, sizeof(own->f.name));
-	if (!err && own->f.link_type != LINK_TYPE_PERF_EVENT)
+	if (!err && own->f.link_type != LINK_TYPE_PERF_EVENT &&
+	    !multi_link_type(own->f.link_type))
 		err = -EINVAL;
 	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
 		err = -ENOENT;
 	if (!err && m->slot > 0)
-		err = counter_slot_claim(pin_counter, m->slot);
+		err = slots_claim(m);
 	if (!err) {
 		own->id = own->f.id;
 		own->slot = m->slot;
+		own->nslots = m->nslots;
 		own->kind = m->probe_kind;
 		own->f.offset |= (__u64)m->offset_hi << 32;
 		own->dev = m->dev;
@@ -467,7 +488,7 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
-			err == -EINVAL	 ? "not a perf-event link"
+			err == -EINVAL	 ? "not a perf-event or multi link"
 			: err == -ENOENT ? "no record of it (damaged entry)"
 					 : strerror(-err));
 	if (fd >= 0)

@@ -73,8 +73,7 @@ static void fields_from_probe(const struct probe_spec *p,
 		f->addr += p->offset;
 }
 
-/* Register a new link; with pin_dir its pin holds it and the fd goes. */
-static int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
+int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
 {
 	int err;
 

@@ -26,4 +26,12 @@ int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
 		  const struct perf_probe *pp, __u64 cookie, int slot,
 		  const char *spec, int *lfd, struct bl_error *e, __u32 *id);
 
+/**
+ * own_link() - register a link record made by a creation step; with
+ * pin_dir its pin holds the link and *@lfd is closed and set to -1
+ * Return: 0 or -errno, @e->msg says why.
+ */
+struct owned_info;
+int own_link(const struct owned_info *own, int *lfd, struct bl_error *e);
+
 #endif

@@ -52,6 +52,19 @@ static void memo_set(struct path_memo *m, const char *path, const char *canon)
 		path_memo_clear(m);
 }
 
+int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
+			struct path_memo *memo, char *canon, struct uprobe_err *te)
+{
+	int err = 0;
+
+	if (memo_hit(memo, p->path))
+		snprintf(canon, PATH_MAX, "%s", memo->canon);
+	else if (!(err = uprobe_resolve_path(
+			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, te)))
+		memo_set(memo, p->path, canon);
+	return err;
+}
+
 int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
 		   struct bl_error *e)
@@ -65,11 +78,7 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 
 	if (!canon)
 		return -ENOMEM;
-	if (memo_hit(memo, p->path))
-		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else if (!(err = uprobe_resolve_path(
-			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, &te)))
-		memo_set(memo, p->path, canon);
+	err = resolve_uprobe_file(p, pid, memo, canon, &te);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				     p->offset, p->by_offset,

@@ -23,6 +23,16 @@
 int probe_cpus(const struct probe_spec *p, int *cpus, size_t max);
 
 /**
+ * resolve_uprobe_file() - only the PATH of a uprobe line (through @memo)
+ * @canon: out, PATH_MAX bytes: the daemon's path to the file
+ * @te: out, the error (its columns set by the caller)
+ * Return: 0 or -errno.
+ */
+int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
+			struct path_memo *memo, char *canon,
+			struct uprobe_err *te);
+
+/**
  * resolve_uprobe() - a uprobe's PATH (in the writer's view, through
  * @memo) and SYMBOL to the file and offset the kernel probes
  * @pid: the writer; 0 when it is not seen from here

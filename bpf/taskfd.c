@@ -225,6 +225,7 @@ int link_info_from_task_fd(__u32 link_id, __u32 prog_id,
 		err = -EOVERFLOW;
 	if (!err) {
 		f->kind = fd_type_kind[a->fd_type];
+		f->view = (enum link_view_kind)f->kind;
 		f->offset = (__u32)a->offset;
 		f->addr = a->addr;
 		memcpy(f->name, a->name, sizeof(f->name));

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "owned.h"
 #include "link_ids.h"
+#include "can_create.h"
 #include "counter.h"
 #include "perf_names.h"
 #include "pin.h"
@@ -271,6 +272,7 @@ static int daemon_setup(struct daemon *d)
 		return err;
 	}
 	detect_sw_aliases(d->counter);
+	can_create_detect(); /* loads: at start, not in a reader's open */
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();

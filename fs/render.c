@@ -2,6 +2,7 @@
 /* The per-link files (one table drives the tree) and the root tables. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,8 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "render.h"
+#include "render_multi.h"
 #include "owned.h"
 #include "counter.h"
 #include "fmt.h"
@@ -21,13 +24,6 @@
 #include "tracefs.h"
 #include "uprobe_target.h"
 
-#define K_UPROBE (1u << PERF_LINK_UPROBE | 1u << PERF_LINK_URETPROBE)
-#define K_KPROBE (1u << PERF_LINK_KPROBE | 1u << PERF_LINK_KRETPROBE)
-#define K_TP (1u << PERF_LINK_TRACEPOINT)
-#define K_EVENT (1u << PERF_LINK_EVENT)
-#define K_ALL (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
-/* a perf link whose kind this kernel does not report (before 6.6) */
-#define K_ANY (K_ALL | 1u << PERF_LINK_UNSPEC)
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
 #define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
 
@@ -35,15 +31,17 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 {
 	int err;
 
-	if (owned_is_dying(id))
+	/* the daemon's own iterator link stays hidden */
+	if (owned_is_dying(id) || id == link_ids_own())
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
-	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
-		return -ENOENT;
+	v->pins = NULL;
+	v->holders = NULL;
 	v->owned = owned_get(id, &v->own) == 0;
-	if (v->owned && !link_features()->perf_link_info) {
+	if (v->owned && !link_features()->perf_link_info &&
+	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
 		__u32 prog_id = v->f.prog_id;
 
 		v->f = v->own.f;
@@ -53,6 +51,10 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	if (v->owned &&
 	    (v->f.kind == PERF_LINK_UPROBE || v->f.kind == PERF_LINK_URETPROBE))
 		v->f.offset = v->own.f.offset;
+	if (v->f.link_type == LINK_TYPE_PERF_EVENT)
+		v->f.view = (unsigned)v->f.kind <= PERF_LINK_EVENT
+				    ? (enum link_view_kind)v->f.kind
+				    : VIEW_PERF_UNSPEC;
 	return 0;
 }
 
@@ -68,7 +70,8 @@ int link_view_load_listed(__u32 id, struct link_view *v)
 
 static int render_type(const struct link_view *v, char *buf, size_t len)
 {
-	const char *name = perf_link_kind_name(v->f.kind);
+	char other[32];
+	const char *name = link_view_name(&v->f, other, sizeof(other));
 
 	return name ? fmt_line(buf, len, name) : -ENODATA;
 }
@@ -77,7 +80,10 @@ static int render_name(const struct link_view *v, char *buf, size_t len)
 {
 	int n;
 
-	if (v->f.kind != PERF_LINK_EVENT)
+	/* a tracing link whose target BTF is gone has no name */
+	if (!v->f.name[0] && v->f.link_type != LINK_TYPE_PERF_EVENT)
+		return -ENODATA;
+	if (v->f.view != VIEW_EVENT)
 		return fmt_line(buf, len, v->f.name);
 	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
 	return n + snprintf(buf + n, len - n, "\n");
@@ -155,6 +161,21 @@ static int render_symbol(const struct link_view *v, char *buf, size_t len)
 	return n + snprintf(buf + n, len - n, "\n");
 }
 
+static int render_attach_type(const struct link_view *v, char *buf, size_t len)
+{
+	const char *name = attach_type_name(v->f.attach_type);
+	char num[32];
+
+	if (!(v->f.known & LINK_KNOWN_ATTACH_TYPE))
+		return -ENODATA;
+	/* bpftool prints the number of a type it cannot name */
+	if (!name) {
+		snprintf(num, sizeof(num), "%u", v->f.attach_type);
+		name = num;
+	}
+	return fmt_line(buf, len, name);
+}
+
 static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_u64(buf, len, v->f.prog_id, '\n');
@@ -169,6 +190,71 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_line(buf, len, name);
 }
 
+/* Appends "%s\n" at @total, as far as @len allows. Return: the new total. */
+static size_t put_line(char *buf, size_t len, size_t total, const char *line)
+{
+	int n = snprintf(total < len ? buf + total : NULL,
+			 total < len ? len - total : 0, "%s\n", line);
+
+	return total + (n > 0 ? n : 0);
+}
+
+/* Its paths in mounted bpffs, read now (or once for the whole table). */
+static int render_pinned(const struct link_view *v, char *buf, size_t len)
+{
+	struct pin_index own = {0};
+	const struct pin_index *idx = v->pins;
+	size_t first = 0, n, i, total = 0;
+	int err;
+
+	if (!idx) {
+		err = pin_index_build(&own);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	buf[0] = '\0';
+	n = pin_index_find(idx, v->f.id, &first);
+	for (i = 0; i < n; i++)
+		total = put_line(buf, len, total, idx->v[first + i].path);
+	pin_index_free(&own);
+	return total > INT_MAX ? -E2BIG : (int)total;
+}
+
+/*
+ * The processes holding an fd of it, read now (or once for the table).
+ * The daemon shows only for links it made: it opens any other link for a
+ * moment to read it, which is no holding.
+ */
+static int render_pids(const struct link_view *v, char *buf, size_t len)
+{
+	struct holder_index own = {0};
+	const struct holder_index *idx = v->holders;
+	size_t first = 0, n, i, total = 0;
+	__u32 self = getpid();
+	char line[32 + HOLDER_COMM_LEN];
+	int err;
+
+	if (!idx) {
+		err = holder_index_build(&own);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	buf[0] = '\0';
+	n = holder_index_find(idx, v->f.id, &first);
+	for (i = 0; i < n; i++) {
+		const struct link_holder *h = &idx->v[first + i];
+
+		if (h->pid == self && !v->owned)
+			continue;
+		snprintf(line, sizeof(line), "%u\t%s", h->pid, h->comm);
+		total = put_line(buf, len, total, line);
+	}
+	holder_index_free(&own);
+	return total > INT_MAX ? -E2BIG : (int)total;
+}
+
 static int render_spec(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_line(buf, len, v->own.spec);
@@ -177,39 +263,71 @@ static int render_spec(const struct link_view *v, char *buf, size_t len)
 static int render_hits(const struct link_view *v, char *buf, size_t len)
 {
 	uint64_t hits;
-	int err = counter_hits(owned_counter(), v->own.slot, &hits);
+	int err = render_multi_hits(v, &hits);
 
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
 const struct link_file link_files[] = {
-	{"type", K_ALL, 0, JSON_STRING, render_type},
-	{"name", K_ALL, 0, JSON_STRING, render_name},
+	{"type", K_EVERY & ~VIEW_BIT(VIEW_PERF_UNSPEC), 0, JSON_STRING,
+	 render_type},
+	{"name", K_PERF | K_UPROBE_MULTI | K_TRACING | K_RAW_TP, LF_MAYBE,
+	 JSON_STRING, render_name},
 	{"offset", K_UPROBE | K_KPROBE, 0, JSON_STRING, render_offset},
 	{"addr", K_KPROBE, LF_READER | LF_ADDR, JSON_STRING, render_addr},
 	{"config", K_EVENT, 0, JSON_NUMBER, render_config},
 	{"event_type", K_EVENT, 0, JSON_NUMBER, render_event_type},
-	{"cookie", K_ALL, LF_COOKIE, JSON_NUMBER, render_cookie},
-	{"missed", K_KPROBE, LF_MISSED | LF_LIVE, JSON_NUMBER, render_missed},
+	{"cookie", K_PERF | K_TRACING | K_RAW_TP, LF_COOKIE, JSON_NUMBER,
+	 render_cookie},
+	{"missed", K_KPROBE | K_KPROBE_MULTI, LF_MISSED | LF_LIVE, JSON_NUMBER,
+	 render_missed},
 	{"ref_ctr_offset", K_UPROBE, LF_REFCTR, JSON_STRING, render_ref_ctr},
 	{"category", K_TP, LF_MAYBE, JSON_STRING, render_category},
 	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
-	{"prog_id", K_ANY, 0, JSON_NUMBER, render_prog_id},
-	{"prog_name", K_ANY, 0, JSON_STRING, render_prog_name},
-	{"spec", K_ANY, LF_OWNED, JSON_STRING, render_spec},
-	{"hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
+	{"attach_type", K_TRACING | K_OTHER, LF_MAYBE, JSON_STRING,
+	 render_attach_type},
+	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
+	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
+	{"count", K_MULTI, 0, JSON_NUMBER, render_count},
+	{"funcs", K_MULTI, LF_LIVE | LF_READER, JSON_TABLE, render_funcs},
+	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid},
+	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids},
+	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
+	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
+	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
+
+long link_target_count(const struct link_view *v)
+{
+	unsigned int bit = VIEW_BIT(v->f.view);
+
+	if (bit & K_MULTI)
+		return v->f.count;
+	if (bit & (K_PERF | K_TRACING | K_RAW_TP))
+		return 1;
+	return -1;
+}
+
+/* Does the kernel report this link's cookie? (perf: 6.9+; tracing and
+ * raw_tp: when their info part has one) */
+static bool cookie_reported(const struct link_view *v)
+{
+	if (v->f.link_type == LINK_TYPE_PERF_EVENT)
+		return link_features()->cookie;
+	return v->f.known & LINK_KNOWN_COOKIE;
+}
 
 bool link_file_applies(size_t i, const struct link_view *v)
 {
 	const struct link_file *lf = &link_files[i];
 	char buf[PATH_MAX + 64];
 
-	if (i >= link_file_count || !(lf->kinds & 1u << v->f.kind))
+	if (i >= link_file_count || !(lf->kinds & VIEW_BIT(v->f.view)))
 		return false;
-	if ((lf->flags & LF_COOKIE && !link_features()->cookie) ||
-	    (lf->flags & LF_MISSED && !link_features()->missed) ||
+	if (lf->flags & LF_COOKIE && !cookie_reported(v))
+		return false;
+	if ((lf->flags & LF_MISSED && !link_features()->missed) ||
 	    (lf->flags & LF_REFCTR && !link_features()->ref_ctr_offset))
 		return false;
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
@@ -233,5 +351,35 @@ int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 	n = link_files[i].render(v, buf, len);
 	if (n >= (int)len)
 		return -ENAMETOOLONG;
+	return n;
+}
+
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
+{
+	size_t len = 2 * PATH_MAX;
+	char *buf = NULL, *p;
+	int n = -ENOMEM, tries;
+
+	if (!link_file_applies(i, v))
+		return -ENODATA;
+	/* a list may grow between two renders: a few tries */
+	for (tries = 0; tries < 4; tries++) {
+		p = realloc(buf, len);
+		if (!p) {
+			n = -ENOMEM;
+			break;
+		}
+		buf = p;
+		n = link_files[i].render(v, buf, len);
+		if (n < 0 || (size_t)n < len)
+			break;
+		len = (size_t)n + 1;
+		n = -ENAMETOOLONG;
+	}
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	*out = buf;
 	return n;
 }

@@ -9,6 +9,8 @@
 
 #include "linkinfo.h"
 #include "owned.h"
+#include "holders.h"
+#include "pins_walk.h"
 
 struct reader {
 	bool sees_addrs;
@@ -20,29 +22,68 @@ struct link_view {
 	bool owned;
 	struct owned_info own;
 	const struct reader *reader;
+	/* every link's pins, read once for a whole table; NULL (as
+	 * link_view_load() leaves it): the file reads them itself */
+	const struct pin_index *pins;
+	const struct holder_index *holders; /* the same for pids */
 };
 
 /**
- * link_view_load() - read a perf-event link from the kernel
- * Return: 0, -ENOENT (gone, being removed, or not a perf-event link).
+ * link_view_load() - read a link of any type from the kernel
+ * Return: 0, -ENOENT (gone, or being removed).
  */
 int link_view_load(__u32 id, struct link_view *v);
 
 /** link_view_load_listed() - the same for an id just enumerated */
 int link_view_load_listed(__u32 id, struct link_view *v);
 
-enum json_kind { JSON_STRING, JSON_NUMBER, JSON_NONE };
+/*
+ * How a file goes into links.json: a string, a number, an array of
+ * strings (one per line), the pids array ([{"pid": N, "comm": "..."}] from
+ * `PID<TAB>COMM` lines), or not at all
+ */
+enum json_kind {
+	JSON_STRING,
+	JSON_NUMBER,
+	JSON_NONE,
+	JSON_LINES,
+	JSON_PIDS,
+	/* a table with a header line (funcs): an array of objects keyed by
+	 * the lower-cased column names; all-digit values as numbers */
+	JSON_TABLE,
+};
+
+/* The views a file applies to: 1 << enum link_view_kind, or'd */
+#define VIEW_BIT(view) (1u << (view))
+#define K_UPROBE (VIEW_BIT(VIEW_UPROBE) | VIEW_BIT(VIEW_URETPROBE))
+#define K_KPROBE (VIEW_BIT(VIEW_KPROBE) | VIEW_BIT(VIEW_KRETPROBE))
+#define K_TP VIEW_BIT(VIEW_TRACEPOINT)
+#define K_EVENT VIEW_BIT(VIEW_EVENT)
+/* perf links whose kind is known */
+#define K_PERF (K_UPROBE | K_KPROBE | K_TP | K_EVENT)
+#define K_UPROBE_MULTI                                                         \
+	(VIEW_BIT(VIEW_UPROBE_MULTI) | VIEW_BIT(VIEW_URETPROBE_MULTI) |        \
+	 VIEW_BIT(VIEW_UPROBE_SESSION))
+#define K_KPROBE_MULTI                                                         \
+	(VIEW_BIT(VIEW_KPROBE_MULTI) | VIEW_BIT(VIEW_KRETPROBE_MULTI) |        \
+	 VIEW_BIT(VIEW_KPROBE_SESSION))
+#define K_MULTI (K_UPROBE_MULTI | K_KPROBE_MULTI)
+#define K_TRACING VIEW_BIT(VIEW_TRACING)
+#define K_RAW_TP VIEW_BIT(VIEW_RAW_TP)
+#define K_OTHER VIEW_BIT(VIEW_OTHER)
+/* every link, a perf link of unknown kind (before 6.6) included */
+#define K_EVERY (VIEW_BIT(VIEW_KIND_COUNT) - 1)
 
 struct link_file {
 	const char *name;
-	unsigned int kinds; /* 1 << enum perf_link_kind it applies to */
+	unsigned int kinds; /* VIEW_BIT()s of the views it applies to */
 	unsigned int flags; /* LF_* */
 	enum json_kind json;
 	/* value with its newline into buf; -ENODATA: not known for this link */
 	int (*render)(const struct link_view *v, char *buf, size_t len);
 };
 
-#define LF_COOKIE (1u << 0) /* only if the kernel reports cookies */
+#define LF_COOKIE (1u << 0) /* only if the kernel reports the cookie */
 #define LF_MISSED (1u << 1)
 #define LF_REFCTR (1u << 2)
 #define LF_OWNED (1u << 3)   /* only on links this mount created */
@@ -66,5 +107,21 @@ bool link_file_applies(size_t i, const struct link_view *v);
  */
 int link_file_render(size_t i, const struct link_view *v, char *buf,
 		     size_t len);
+
+/**
+ * link_target_count() - the COUNT column of `links` (DESIGN 2.2): 1 for a
+ * single-target link (every perf link of known kind, tracing, raw
+ * tracepoint), link info's count for a multi link, -1 (`-`) for a link
+ * that probes nothing (cgroup, xdp, ..., a perf link of unknown kind)
+ */
+long link_target_count(const struct link_view *v);
+
+/**
+ * link_file_render_alloc() - render file @i of a link into a buffer as
+ * large as its value (pids and pinned may be long)
+ * @out: out, malloc'd, NUL-terminated; the caller frees it
+ * Return: length, or -ENODATA / -errno.
+ */
+int link_file_render_alloc(size_t i, const struct link_view *v, char **out);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* links, links.json and features: the whole view in one read. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "can_create.h"
 #include "access.h"
 #include "owned.h"
 #include "tables.h"
@@ -174,18 +176,28 @@ static void put_json_string(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "\"", 1);
 }
 
-/* Render file @i of @v without its newline; false if it does not apply. */
-static bool value_of(size_t i, const struct link_view *v, char *buf, size_t len,
-		     size_t *n)
+/*
+ * Render file @i of @v without its newline into @buf, or, when longer
+ * than @len, into *@big (the caller frees it); NULL if it does not apply.
+ * An empty value (pids, pinned) counts only where it is a list.
+ */
+static const char *value_of(size_t i, const struct link_view *v, char *buf,
+			    size_t len, size_t *n, char **big)
 {
+	const char *p = buf;
 	int r = link_file_render(i, v, buf, len);
 
-	if (r <= 0)
-		return false;
+	if (r == -ENAMETOOLONG) {
+		r = link_file_render_alloc(i, v, big);
+		p = *big;
+	}
+	if (r < 0 || (r == 0 && link_files[i].json != JSON_LINES &&
+		      link_files[i].json != JSON_PIDS))
+		return NULL;
 	*n = r;
-	if (*n && buf[*n - 1] == '\n')
+	if (*n && p[*n - 1] == '\n')
 		(*n)--;
-	return true;
+	return p;
 }
 
 static size_t file_index(const char *name)
@@ -204,16 +216,120 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	static const char *const cols[] = {"type",   "name",   "offset", "addr",
 					   "config", "cookie", "prog_id"};
 	size_t c, n;
+	long count = link_target_count(v);
 
 	sbuf_put_u64(s, v->f.id);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+		char *big = NULL;
+		const char *p =
+			value_of(file_index(cols[c]), v, buf, len, &n, &big);
+
 		sbuf_put(s, "\t", 1);
-		if (value_of(file_index(cols[c]), v, buf, len, &n))
-			put_table_value(s, buf, n);
+		if (p)
+			put_table_value(s, p, n);
 		else
 			sbuf_put(s, "-", 1);
+		free(big);
 	}
+	sbuf_put(s, "\t", 1);
+	if (count < 0)
+		sbuf_put(s, "-", 1);
+	else
+		sbuf_put_u64(s, count);
 	sbuf_put(s, "\n", 1);
+}
+
+/* `PATH` lines as a JSON array of strings */
+static void put_json_lines(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *nl;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		if (!nl)
+			nl = end;
+		if (!first)
+			sbuf_put(s, ",", 1);
+		first = false;
+		put_json_string(s, v, nl - v);
+	}
+	sbuf_put(s, "]", 1);
+}
+
+/* `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}], as bpftool -j */
+static void put_json_pids(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *nl, *tab;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		if (!nl)
+			nl = end;
+		tab = memchr(v, '\t', nl - v);
+		if (!tab)
+			continue;
+		if (!first)
+			sbuf_put(s, ",", 1);
+		first = false;
+		sbuf_put(s, "{\"pid\":", 7);
+		sbuf_put(s, v, tab - v);
+		sbuf_put(s, ",\"comm\":", 8);
+		put_json_string(s, tab + 1, nl - tab - 1);
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
+}
+
+/* One cell of a JSON_TABLE row: all digits as a number, else a string. */
+static void put_json_cell(struct sbuf *s, const char *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		;
+	if (n && i == n && (n == 1 || v[0] != '0'))
+		sbuf_put(s, v, n);
+	else
+		put_json_string(s, v, n);
+}
+
+/* A header line and rows, tab-separated, as an array of objects keyed by
+ * the lower-cased header names (funcs). */
+static void put_json_table(struct sbuf *s, const char *v, size_t n)
+{
+	const char *end = v + n, *head = v, *hend = memchr(v, '\n', n);
+	const char *nl, *c, *h, *te, *he;
+	bool first = true;
+	char key[64];
+	size_t k;
+
+	sbuf_put(s, "[", 1);
+	for (v = hend ? hend + 1 : end; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		nl = nl ? nl : end;
+		sbuf_put(s, first ? "{" : ",{", first ? 1 : 2);
+		first = false;
+		for (c = v, h = head; c <= nl && h < hend;
+		     c = te + 1, h = he + 1) {
+			te = memchr(c, '\t', nl - c);
+			te = te ? te : nl;
+			he = memchr(h, '\t', hend - h);
+			he = he ? he : hend;
+			for (k = 0; k < sizeof(key) - 1 && h + k < he; k++)
+				key[k] = tolower((unsigned char)h[k]);
+			if (h != head)
+				sbuf_put(s, ",", 1);
+			put_json_string(s, key, k);
+			sbuf_put(s, ":", 1);
+			put_json_cell(s, c, te - c);
+		}
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
 }
 
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
@@ -224,16 +340,27 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put(s, "{\"id\":", 6);
 	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
-		if (link_files[i].json == JSON_NONE ||
-		    !value_of(i, v, buf, len, &n))
+		char *big = NULL;
+		const char *p = link_files[i].json == JSON_NONE
+					? NULL
+					: value_of(i, v, buf, len, &n, &big);
+
+		if (!p)
 			continue;
 		sbuf_put(s, ",\"", 2);
 		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
 		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
-			sbuf_put(s, buf, n);
+			sbuf_put(s, p, n);
+		else if (link_files[i].json == JSON_LINES)
+			put_json_lines(s, p, n);
+		else if (link_files[i].json == JSON_PIDS)
+			put_json_pids(s, p, n);
+		else if (link_files[i].json == JSON_TABLE)
+			put_json_table(s, p, n);
 		else
-			put_json_string(s, buf, n);
+			put_json_string(s, p, n);
+		free(big);
 	}
 	sbuf_put(s, "}", 1);
 }
@@ -241,25 +368,40 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
 		       size_t len);
 
-/* Every perf link, read once, handed to @row; links gone meanwhile skip. */
+/*
+ * Every link, read once, handed to @row; links gone meanwhile skip.
+ * @lists: read every link's pins (and holders) once for the table
+ */
 static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
-			 const char *sep)
+			 const char *sep, bool lists)
 {
 	size_t buflen = 2 * PATH_MAX;
 	struct link_view *v = malloc(sizeof(*v));
 	char *buf = malloc(buflen);
+	struct pin_index pins = {0};
+	struct holder_index holders = {0};
 	__u32 *ids = NULL;
 	int n, i, rows = 0;
 
-	n = v && buf ? perf_link_ids(&ids) : -ENOMEM;
+	n = v && buf ? 0 : -ENOMEM;
+	if (!n && lists)
+		n = pin_index_build(&pins);
+	if (!n && lists)
+		n = holder_index_build(&holders);
+	if (!n)
+		n = listed_link_ids(&ids);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(ids[i], v))
 			continue;
 		v->reader = r;
+		v->pins = lists ? &pins : NULL;
+		v->holders = lists ? &holders : NULL;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
 		row(s, v, buf, buflen);
 	}
+	pin_index_free(&pins);
+	holder_index_free(&holders);
 	free(ids);
 	free(buf);
 	free(v);
@@ -271,9 +413,10 @@ char *render_links_table(const struct reader *r, size_t *len)
 	struct sbuf s = {0};
 	int err;
 
-	sbuf_printf(&s,
-		    "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\n");
-	err = for_each_link(&s, r, table_row, "");
+	sbuf_printf(
+		&s,
+		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
+	err = for_each_link(&s, r, table_row, "", false);
 	if (err) {
 		free(s.p);
 		errno = -err;
@@ -288,7 +431,7 @@ char *render_links_json(const struct reader *r, size_t *len)
 	int err;
 
 	sbuf_put(&s, "[", 1);
-	err = for_each_link(&s, r, json_object, ",\n");
+	err = for_each_link(&s, r, json_object, ",\n", true);
 	sbuf_put(&s, "]\n", 2);
 	if (err) {
 		free(s.p);
@@ -298,15 +441,21 @@ char *render_links_json(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
-static int other_links(void)
+/* 1 or 0: what this kernel and host let a mount create and show */
+static void features_can_create(struct sbuf *s)
 {
-	struct link_id_type *v = NULL;
-	int n = links_now(&v), i, other = 0;
+	const struct can_create *can = can_create();
+	const struct link_features *lf = link_features();
 
-	for (i = 0; i < n; i++)
-		other += v[i].type != LINK_TYPE_PERF_EVENT;
-	free(v);
-	return other;
+	sbuf_printf(s, "kprobe_multi %d\n",
+		    can->kprobe_multi && lf->multi_link_info);
+	sbuf_printf(s, "uprobe_multi %d\n",
+		    can->uprobe_multi && lf->multi_link_info);
+	sbuf_printf(s, "multi_link_info %d\n", lf->multi_link_info);
+	sbuf_printf(s, "fentry %d\n", can->fentry);
+	sbuf_printf(s, "rawtracepoint %d\n", can->raw_tp);
+	sbuf_printf(s, "usdt %d\n",
+		    can->usdt && pmu_present("uprobe") && lf->perf_link_info);
 }
 
 char *render_features(size_t *len)
@@ -328,6 +477,6 @@ char *render_features(size_t *len)
 	sbuf_printf(&s, "info_source %s\n",
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
-	sbuf_printf(&s, "other_links %d\n", other_links());
+	features_can_create(&s);
 	return sbuf_finish(&s, len);
 }

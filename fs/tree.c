@@ -180,7 +180,7 @@ static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
-	int n = perf_link_ids(&ids);
+	int n = listed_link_ids(&ids);
 
 	free(ids);
 	if (n < 0)
@@ -214,7 +214,6 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
 	struct link_view *v;
-	char *buf;
 	int n = 0;
 
 	off_t size = 0;
@@ -237,25 +236,26 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	if (idx > link_file_count)
 		return -ENOENT;
 	v = malloc(sizeof(*v));
-	buf = malloc(2 * PATH_MAX);
-	n = v && buf ? link_view_load(id, v) : -ENOMEM;
+	n = v ? link_view_load(id, v) : -ENOMEM;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
 		struct reader r = {INO_SEES_ADDRS(ino)};
 
+		char *value = NULL;
+
 		v->reader = &r;
 		if (!link_file_applies(idx - 1, v))
 			n = -ENOENT;
 		else
-			n = link_file_render(idx - 1, v, buf, 2 * PATH_MAX);
+			n = link_file_render_alloc(idx - 1, v, &value);
+		free(value);
 		if (n >= 0) {
 			attr_fill(d, st, ino, S_IFREG | 0444, n);
 			n = 0;
 		}
 	}
 	free(v);
-	free(buf);
 	return n == -ENODATA ? -ENOENT : n;
 }
 
@@ -372,7 +372,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 	for (i = 0; !err && i < ROOT_FILE_COUNT; i++)
 		err = dir_add(d, cap, root_files[i].name,
 			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
-	n = err ? err : perf_link_ids(&ids);
+	n = err ? err : listed_link_ids(&ids);
 	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
 		fmt_u64(name, sizeof(name), ids[i], 0);
 		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
@@ -548,9 +548,7 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 		*err = ino_reader(req, ino, &r);
 	if (!*err) {
 		v->reader = &r;
-		of->buf = malloc(2 * PATH_MAX);
-		n = of->buf ? link_file_render(idx, v, of->buf, 2 * PATH_MAX)
-			    : -ENOMEM;
+		n = link_file_render_alloc(idx, v, &of->buf);
 		*err = n == -ENODATA ? -ENOENT : n < 0 ? n : 0;
 		of->len = n;
 	}

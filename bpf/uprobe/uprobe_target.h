@@ -121,4 +121,42 @@ int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
 			    struct uprobe_target *t, struct uprobe_err *terr);
 
+/* A function a wildcard matched (uprobe_glob()). */
+struct uprobe_match {
+	uint64_t offset; /* file offset of its entry */
+	char *name;	 /* its name, without a @VER suffix */
+	size_t seq;	 /* internal: table order */
+};
+
+struct uprobe_matches {
+	struct uprobe_match *m; /* by offset, one per distinct offset */
+	size_t n;
+	dev_t dev; /* of the file that was read */
+	ino_t ino;
+};
+
+/* Longest function name a wildcard can match (longer ones are skipped). */
+#define PROBE_GLOB_NAME_MAX 1024
+
+/**
+ * uprobe_glob() - the functions of an ELF file whose names match a glob
+ * @canonical: path from uprobe_resolve_path()
+ * @pattern: fnmatch(3) pattern: `*`, `?`, `[...]`, matched against the
+ *           name without its @VER suffix
+ * @out: out, the matches; free with uprobe_matches_free()
+ * @terr: out, a message on failure (caret under SYMBOL for no match)
+ *
+ * As bpftrace chooses the targets of a wildcard uprobe: defined symbols
+ * that are code (uprobe_is_code()), .symtab then .dynsym, one target per
+ * distinct file offset (the first name in that order names it).
+ *
+ * Return: 0, -ENOENT (nothing matches), or another -errno (see
+ * uprobe_resolve()).
+ */
+int uprobe_glob(const char *canonical, const char *pattern,
+		struct uprobe_matches *out, struct uprobe_err *terr);
+
+/** uprobe_matches_free() - free what uprobe_glob() made */
+void uprobe_matches_free(struct uprobe_matches *m);
+
 #endif

@@ -238,13 +238,13 @@ rows = [l.split("\t") for l in lines.splitlines()]
 head = [c.lower() for c in rows[0]] if rows else []
 if head and head[0].startswith("#"):
     head[0] = head[0][1:]
-want_head = "id type name offset addr config cookie prog_id".split()
+want_head = "id type name offset addr config cookie prog_id count".split()
 if head != want_head:
     bad.append("links header %r, want %r" % (rows[0] if rows else None,
                                              want_head))
 byid = {}
 for r in rows[1:]:
-    if len(r) != 8:
+    if len(r) != 9:
         bad.append("links row with %d columns: %r" % (len(r), r))
     else:
         byid[r[0]] = r
@@ -267,7 +267,7 @@ for l in open(made):
     else:
         config = "-"
     want = [id, typ, name, off, "-", config,
-            cookie if has_cookie == "1" else "-", prog]
+            cookie if has_cookie == "1" else "-", prog, "1"]
     r = byid.get(id)
     if r is None:
         bad.append("links: no row for %s" % id)
@@ -290,8 +290,13 @@ for l in open(made):
         v = open(os.path.join(d, k)).read().rstrip("\n")
         jv = o.get(k)
         if k in ("offset", "addr", "ref_ctr_offset", "type", "name",
-                 "prog_name", "category"):
+                 "prog_name", "category", "attach_type"):
             ok = isinstance(jv, str) and jv == v
+        elif k == "pinned":
+            ok = jv == (v.split("\n") if v else [])
+        elif k == "pids":
+            ok = ["%d\t%s" % (p["pid"], p["comm"]) for p in jv] == \
+                (v.split("\n") if v else [])
         else:
             ok = type(jv) is int and str(jv) == v
         if not ok:
@@ -334,7 +339,8 @@ for k in "${!WANT_FEAT[@]}"; do
 	assert_eq "features: $k" "${WANT_FEAT[$k]}" "$v"
 done
 [ -n "${FEAT[info_source]:-}" ] && ok || fail "features: no info_source"
-assert_match "features: other_links" '^[0-9]+$' "${FEAT[other_links]:-}"
+assert_eq "features: no other_links (every link is shown)" "" \
+	"${FEAT[other_links]:-}"
 
 # The same links without the link iterator (one BPF_LINK_GET_NEXT_ID per
 # link, as on kernels without it): the same directories and links.json.

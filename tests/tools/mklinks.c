@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mklinks - make BPF perf-event links without any bpflinkfs code: for the
+ * mklinks - make BPF links without any bpflinkfs code: for the
  * tests, which compare what bpflinkfs shows against links whose every
  * property the test chose itself, and for the benchmarks' foreign sets.
  *
- * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] SPEC...
+ * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd]
+ *                [--pid PID] [--fork] SPEC...
  *        mklinks --set DIR BINARY PREFIX NUPROBES NTRACEPOINTS NSOFTWARE
  *
  * SPEC is one of
  *   uprobe:PATH:0xOFFSET:COOKIE       uretprobe:PATH:0xOFFSET:COOKIE
  *   tracepoint:CATEGORY:NAME:COOKIE   software:CONFIG:CPU:COOKIE
+ *   raw_tracepoint:NAME:COOKIE        (a raw tracepoint link)
+ *   uprobe_multi:PATH:TARGETS:COOKIES uretprobe_multi:PATH:TARGETS:COOKIES
+ *   flow_dissector                    (a netns link, in a new netns)
+ *
+ * TARGETS of a uprobe_multi link is 0xOFFSET[/0xREF_CTR_OFFSET],... and
+ * COOKIES COOKIE,... (as many); --pid filters the next multi spec to one
+ * process. A flow_dissector link attaches to a network namespace that
+ * mklinks makes for it (unshare), so the host's own is left alone.
+ * --fork forks after making the links: parent and child both hold every
+ * link fd (prints "child PID" before "ready"; both exit at EOF).
  *
  * OFFSET is a file offset. CONFIG is a number or a software event name
  * (cpu-clock, task-clock, ...). CPU -1 means "this process on any CPU".
@@ -22,8 +33,9 @@
  *
  * Output, one tab-separated line per link, in the order of the specs:
  *   ID TYPE NAME OFFSET COOKIE PROG_ID
- * TYPE is uprobe, uretprobe, tracepoint or software; NAME is the path,
- * CATEGORY:NAME or the decimal config; OFFSET is 0x hex or "-". Then
+ * TYPE is the spec's first word; NAME is the path, CATEGORY:NAME, the
+ * decimal config, the raw tracepoint or "-"; OFFSET is 0x hex, TARGETS as
+ * given, or "-"; COOKIE the cookie, COOKIES as given, or "-". Then
  * "ready"; mklinks then waits for EOF on stdin (or a signal) and exits,
  * which detaches its links. With --pin it pins each link as DIR/link_ID
  * and exits after "ready" (remove the pins to detach).
@@ -50,15 +62,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 
-enum kind { K_UPROBE, K_URETPROBE, K_TRACEPOINT, K_SOFTWARE };
+enum kind {
+	K_UPROBE,
+	K_URETPROBE,
+	K_TRACEPOINT,
+	K_SOFTWARE,
+	K_RAW_TP,
+	K_UPROBE_MULTI,
+	K_URETPROBE_MULTI,
+	K_FLOW_DISSECTOR,
+};
 
-static const char *const kind_names[] = {"uprobe", "uretprobe", "tracepoint",
-					 "software"};
+static const char *const kind_names[] = {
+	"uprobe",	  "uretprobe",	  "tracepoint",	     "software",
+	"raw_tracepoint", "uprobe_multi", "uretprobe_multi", "flow_dissector",
+};
+
+#define MULTI_MAX 64 /* targets of one uprobe_multi spec */
 
 struct spec {
 	enum kind kind;
@@ -69,6 +96,11 @@ struct spec {
 	int cpu;
 	uint64_t period; /* software: sample_period */
 	uint64_t cookie;
+	/* uprobe_multi */
+	char *targets, *cookies; /* as given, for the output line */
+	uint64_t offsets[MULTI_MAX], ref_ctrs[MULTI_MAX], mcookies[MULTI_MAX];
+	uint32_t cnt;
+	uint32_t pid; /* --pid */
 };
 
 static int keep_perf_fd; /* --keep-perf-fd */
@@ -122,16 +154,65 @@ static int parse_config(const char *s, uint64_t *config)
 	return parse_u64(s, config);
 }
 
+/* TARGETS and COOKIES of a uprobe_multi spec into @sp */
+static int parse_multi(char *targets, char *cookies, struct spec *sp)
+{
+	char *save = NULL, *tok, *slash;
+	uint32_t n = 0;
+
+	sp->targets = strdup(targets);
+	sp->cookies = strdup(cookies);
+	if (!sp->targets || !sp->cookies)
+		return -ENOMEM;
+	for (tok = strtok_r(targets, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save), n++) {
+		if (n == MULTI_MAX)
+			return -E2BIG;
+		slash = strchr(tok, '/');
+		if (slash) {
+			*slash = '\0';
+			if (parse_u64(slash + 1, &sp->ref_ctrs[n]))
+				return -EINVAL;
+		}
+		if (parse_u64(tok, &sp->offsets[n]))
+			return -EINVAL;
+	}
+	sp->cnt = n;
+	n = 0;
+	for (tok = strtok_r(cookies, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save), n++)
+		if (n == MULTI_MAX || parse_u64(tok, &sp->mcookies[n]))
+			return -EINVAL;
+	return n == sp->cnt && n ? 0 : -EINVAL;
+}
+
 static int parse_spec(char *arg, struct spec *sp)
 {
 	char *rest = strchr(arg, ':'), *cookie, *mid;
 	uint64_t v;
 
+	if (!strcmp(arg, "flow_dissector")) {
+		sp->kind = K_FLOW_DISSECTOR;
+		return 0;
+	}
 	if (!rest)
 		return -EINVAL;
+	if (!strncmp(arg, "raw_tracepoint:", 15)) {
+		sp->kind = K_RAW_TP;
+		cookie = pop_field(rest + 1);
+		sp->name = rest + 1;
+		return cookie && *sp->name ? parse_u64(cookie, &sp->cookie)
+					   : -EINVAL;
+	}
 	*rest++ = '\0';
 	cookie = pop_field(rest);
 	mid = cookie ? pop_field(rest) : NULL;
+	if (mid && *rest &&
+	    (!strcmp(arg, "uprobe_multi") || !strcmp(arg, "uretprobe_multi"))) {
+		sp->name = rest;
+		sp->kind = arg[1] == 'r' ? K_URETPROBE_MULTI : K_UPROBE_MULTI;
+		return parse_multi(mid, cookie, sp);
+	}
 	if (!mid || !*rest || parse_u64(cookie, &sp->cookie))
 		return -EINVAL;
 	sp->name = rest;
@@ -265,6 +346,9 @@ static int open_event(const struct spec *sp)
 	return perf_open(&attr, sp->cpu < 0 ? 0 : -1, sp->cpu);
 }
 
+#define ATTACH_TRACE_UPROBE_MULTI 48 /* BPF_TRACE_UPROBE_MULTI, 6.6 */
+#define UPROBE_MULTI_RETURN 1	     /* BPF_F_UPROBE_MULTI_RETURN */
+
 /* A program that returns 0, of the type that @kind attaches; named @name. */
 static int load_prog(enum kind kind, const char *name)
 {
@@ -282,6 +366,12 @@ static int load_prog(enum kind kind, const char *name)
 		type = BPF_PROG_TYPE_TRACEPOINT;
 	else if (kind == K_SOFTWARE)
 		type = BPF_PROG_TYPE_PERF_EVENT;
+	else if (kind == K_RAW_TP)
+		type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	else if (kind == K_FLOW_DISSECTOR)
+		type = BPF_PROG_TYPE_FLOW_DISSECTOR;
+	if (kind == K_UPROBE_MULTI || kind == K_URETPROBE_MULTI)
+		opts.expected_attach_type = ATTACH_TRACE_UPROBE_MULTI;
 	fd = bpf_prog_load(type, name, "GPL", insns, 2, &opts);
 	if (fd < 0) {
 		fprintf(stderr, "mklinks: load %s program: %s\n%s", name,
@@ -291,12 +381,91 @@ static int load_prog(enum kind kind, const char *name)
 	return fd;
 }
 
+/*
+ * The 6.1 <linux/bpf.h> and libbpf 1.1 predate the raw tracepoint cookie
+ * and uprobe_multi links: their bpf(2) attributes, as the kernel's BTF
+ * (union bpf_attr) lays them out.
+ */
+struct raw_tp_attr {
+	uint64_t name;
+	uint32_t prog_fd;
+	uint32_t pad;
+	uint64_t cookie; /* 6.10+ */
+};
+
+struct uprobe_multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, flags2, pid;
+};
+
+static int sys_bpf(int cmd, void *attr, size_t size)
+{
+	int fd = syscall(SYS_bpf, cmd, attr, size);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int link_raw_tp(const struct spec *sp, int prog_fd)
+{
+	struct raw_tp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.name = (uint64_t)(uintptr_t)sp->name;
+	a.prog_fd = prog_fd;
+	a.cookie = sp->cookie;
+	return sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a, sizeof(a));
+}
+
+static int link_uprobe_multi(const struct spec *sp, int prog_fd)
+{
+	struct uprobe_multi_attr a;
+
+	memset(&a, 0, sizeof(a)); /* padding too: the kernel checks it */
+	a.prog_fd = prog_fd;
+	a.attach_type = ATTACH_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)sp->name;
+	a.offsets = (uint64_t)(uintptr_t)sp->offsets;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)sp->ref_ctrs;
+	a.cookies = (uint64_t)(uintptr_t)sp->mcookies;
+	a.cnt = sp->cnt;
+	a.flags2 = sp->kind == K_URETPROBE_MULTI ? UPROBE_MULTI_RETURN : 0;
+	a.pid = sp->pid;
+	return sys_bpf(BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/* A flow dissector link in a network namespace of its own (unshare). */
+static int link_flow_dissector(int prog_fd)
+{
+	int ns_fd, fd;
+
+	if (unshare(CLONE_NEWNET))
+		die("unshare(CLONE_NEWNET)", NULL, errno);
+	ns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns_fd < 0)
+		die("open /proc/self/ns/net", NULL, errno);
+	/* the namespace lives while this process is in it */
+	fd = bpf_link_create(prog_fd, ns_fd, BPF_FLOW_DISSECTOR, NULL);
+	close(ns_fd);
+	return fd;
+}
+
 /* The link of @sp with program @prog_fd. Return: its fd (exits if none). */
 static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, lopts,
 		    .perf_event.bpf_cookie = sp->cookie);
 	int perf_fd, link_fd;
+
+	link_fd = sp->kind == K_RAW_TP		 ? link_raw_tp(sp, prog_fd)
+		  : sp->kind == K_FLOW_DISSECTOR ? link_flow_dissector(prog_fd)
+		  : sp->kind == K_UPROBE_MULTI || sp->kind == K_URETPROBE_MULTI
+			  ? link_uprobe_multi(sp, prog_fd)
+			  : 0;
+	if (link_fd < 0)
+		die("link create", arg, -link_fd);
+	if (link_fd > 0)
+		return link_fd;
 
 	if (sp->kind == K_UPROBE || sp->kind == K_URETPROBE)
 		perf_fd = open_uprobe(sp);
@@ -316,8 +485,9 @@ static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 /* Make one link, with a program of its own, and print its line. */
 static int make_link(const struct spec *sp, const char *arg)
 {
-	static const char *const prog_names[] = {"mkl_uprobe", "mkl_uprobe",
-						 "mkl_tracepoint", "mkl_event"};
+	static const char *const prog_names[] = {
+		"mkl_uprobe", "mkl_uprobe", "mkl_tracepoint", "mkl_event",
+		"mkl_raw_tp", "mkl_umulti", "mkl_umulti",     "mkl_flow"};
 	struct bpf_link_info info;
 	struct bpf_prog_info pinfo;
 	uint32_t len = sizeof(info), plen = sizeof(pinfo);
@@ -338,13 +508,23 @@ static int make_link(const struct spec *sp, const char *arg)
 	printf("%u\t%s\t", info.id, kind_names[sp->kind]);
 	if (sp->kind == K_SOFTWARE)
 		printf("%llu\t", (unsigned long long)sp->config);
+	else if (sp->kind == K_FLOW_DISSECTOR)
+		printf("-\t");
 	else
 		printf("%s\t", sp->name);
 	if (sp->kind == K_UPROBE || sp->kind == K_URETPROBE)
 		printf("0x%llx", (unsigned long long)sp->offset);
+	else if (sp->targets)
+		printf("%s", sp->targets);
 	else
 		printf("-");
-	printf("\t%llu\t%u\n", (unsigned long long)sp->cookie, info.prog_id);
+	if (sp->cookies)
+		printf("\t%s", sp->cookies);
+	else if (sp->kind == K_FLOW_DISSECTOR)
+		printf("\t-");
+	else
+		printf("\t%llu", (unsigned long long)sp->cookie);
+	printf("\t%u\n", info.prog_id);
 	return link_fd;
 }
 
@@ -557,11 +737,29 @@ static int set_main(int argc, char **argv)
 	return 0;
 }
 
-/* mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] SPEC... */
+/* --fork: a child that holds every fd too; both wait for EOF */
+static void fork_holder(void)
+{
+	pid_t child;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("fork", NULL, errno);
+	if (child == 0) {
+		wait_stdin_eof();
+		_exit(0);
+	}
+	printf("child %d\n", (int)child);
+}
+
+/* mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] [--pid PID]
+ *         [--fork] SPEC... */
 static int spec_main(int argc, char **argv)
 {
 	const char *pin_dir = NULL;
-	uint64_t ref_ctr = 0;
+	uint64_t ref_ctr = 0, pid = 0;
+	int fork_after = 0;
 	struct spec sp;
 	char *copy;
 	int i, fd, nlinks = 0;
@@ -580,6 +778,15 @@ static int spec_main(int argc, char **argv)
 			keep_perf_fd = 1;
 			continue;
 		}
+		if (!strcmp(argv[i], "--fork")) {
+			fork_after = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--pid") && i + 1 < argc) {
+			if (parse_u64(argv[++i], &pid) || !pid || pid > INT_MAX)
+				die("bad --pid", argv[i], EINVAL);
+			continue;
+		}
 		memset(&sp, 0, sizeof(sp));
 		copy = strdup(argv[i]);
 		sp.name = copy;
@@ -587,19 +794,28 @@ static int spec_main(int argc, char **argv)
 			die("bad spec", argv[i], EINVAL);
 		if (ref_ctr && sp.kind != K_UPROBE && sp.kind != K_URETPROBE)
 			die("--ref-ctr needs a uprobe spec", argv[i], EINVAL);
+		if (pid && sp.kind != K_UPROBE_MULTI &&
+		    sp.kind != K_URETPROBE_MULTI)
+			die("--pid needs a uprobe_multi spec", argv[i], EINVAL);
 		sp.ref_ctr = ref_ctr;
-		ref_ctr = 0;
+		sp.pid = (uint32_t)pid;
+		ref_ctr = pid = 0;
 		fd = make_link(&sp, argv[i]);
 		free(copy); /* sp points into it; make_link() keeps nothing */
+		free(sp.targets);
+		free(sp.cookies);
 		if (pin_dir)
 			pin_link(fd, pin_dir);
 		nlinks++;
 	}
 	if (!nlinks) {
 		fprintf(stderr, "usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] "
-				"[--keep-perf-fd] SPEC...\n");
+				"[--keep-perf-fd] [--pid PID] [--fork] "
+				"SPEC...\n");
 		return 2;
 	}
+	if (fork_after)
+		fork_holder();
 	printf("ready\n");
 	fflush(stdout);
 	if (!pin_dir)

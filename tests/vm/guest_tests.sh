@@ -373,6 +373,71 @@ test_kprobe() {
 	printf -- '-*\n' >"$MNT/control"
 }
 
+# test_multi: wildcard lines (DESIGN.md 3.1). A uprobe glob on the
+# fixture makes one uprobe_multi link where the kernel has them, else one
+# uprobe link per match with a warning in error_log (6.1); a kprobe glob
+# makes a kprobe_multi link whose funcs are the functions tracefs lists
+# for the pattern, at their kallsyms addresses, and whose hits count.
+test_multi() {
+	local ids id n sum h want got line f a
+	ids=$( (
+		exec 3<>"$MNT/control" || exit 1
+		printf '%s\n' "uprobe:$TARGET:bpflinkfs_target_[abc]" >&3 || exit 1
+		while read -r -t 2 id <&3; do echo "$id"; done
+	) 2>"$WORK/ctl.err")
+	n=$(echo "$ids" | grep -c '^[0-9]')
+	"$TARGET" 5 x >/dev/null # a 5 times, b and c once each
+	if [ "$(feature uprobe_multi)" = 1 ]; then
+		eq "uprobe glob: one link" 1 "$n"
+		id=$(echo "$ids" | head -n1)
+		eq "uprobe glob: type" uprobe_multi "$(rd "$MNT/$id/type")"
+		num_eq "uprobe glob: count" 3 "$(rd "$MNT/$id/count")"
+		num_eq "uprobe glob: hits" 7 "$(rd "$MNT/$id/hits")"
+	else
+		eq "uprobe glob without uprobe_multi: a link per match" 3 "$n"
+		sum=0
+		for id in $ids; do
+			eq "uprobe glob fallback: type" uprobe "$(rd "$MNT/$id/type")"
+			h=$(rd "$MNT/$id/hits")
+			sum=$((sum + ${h//[^0-9]/}))
+		done
+		num_eq "uprobe glob fallback: hits" 7 "$sum"
+		grep -q "warning: .*no uprobe_multi links" "$MNT/error_log" &&
+			ok "uprobe glob fallback: warning in error_log" ||
+			fail "uprobe glob fallback: no warning: $(tail -n3 "$MNT/error_log")"
+	fi
+	printf -- '-*\n' >"$MNT/control"
+	if [ "$(feature kprobe_multi)" != 1 ]; then
+		skip "kprobe glob: no kprobe_multi links on this kernel"
+		return
+	fi
+	id=$(ctl 'kprobe:vfs_read*')
+	if [ -z "$id" ]; then
+		fail "kprobe glob: $(cat "$WORK/ctl.err")"
+		return
+	fi
+	eq "kprobe glob: type" kprobe_multi "$(rd "$MNT/$id/type")"
+	want=$(awk '$1 ~ /^vfs_read/ && NF == 1 { print $1 }' \
+		/sys/kernel/tracing/available_filter_functions | sort -u)
+	got=$(tail -n +2 "$MNT/$id/funcs" | cut -f1 | sort)
+	eq "kprobe glob: funcs = tracefs's functions" "$want" "$got"
+	num_eq "kprobe glob: count" "$(echo "$want" | wc -l)" \
+		"$(rd "$MNT/$id/count")"
+	tail -n +2 "$MNT/$id/funcs" | while IFS=$'\t' read -r f a line; do
+		[ "$((a))" = "$(($(ksym "$f")))" ] || echo "$f $a"
+	done >"$WORK/kaddr"
+	eq "kprobe glob: ADDR = kallsyms" "" "$(cat "$WORK/kaddr")"
+	cat /proc/version /proc/version >/dev/null
+	h=$(rd "$MNT/$id/hits")
+	[[ $h =~ ^[0-9]+$ ]] && ((h >= 2)) && ok "kprobe glob hits ($h)" ||
+		fail "kprobe glob hits: '$h'"
+	sum=$(tail -n +2 "$MNT/$id/funcs" | awk -F'\t' '{ s += $4 } END { print s }')
+	[ "$sum" -ge "$h" ] && ok "kprobe glob: HITS add up" ||
+		fail "kprobe glob: HITS sum $sum < hits $h"
+	ctl_rm "$id" && [ ! -d "$MNT/$id" ] && ok "kprobe glob removed" ||
+		fail "kprobe glob removal"
+}
+
 main() {
 	echo "# kernel $(uname -r)"
 	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
@@ -386,6 +451,7 @@ main() {
 		sed 's/^/    /' "$MNT/features"
 		test_foreign
 		test_control
+		test_multi
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 		else

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Who holds each link: the processes with an fd of it. Link info never
+ * says; bpftool asks a BPF iterator over every task's files. Read
+ * whenever asked, never kept.
+ */
+#ifndef BPFLINKFS_HOLDERS_H
+#define BPFLINKFS_HOLDERS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+#define HOLDER_COMM_LEN 16 /* TASK_COMM_LEN */
+
+struct link_holder {
+	__u32 link_id;
+	__u32 pid; /* thread group id, in the daemon's pid namespace */
+	char comm[HOLDER_COMM_LEN];
+};
+
+/* Every (link, process) pair once, sorted by link id, then pid */
+struct holder_index {
+	struct link_holder *v;
+	size_t n;
+};
+
+/**
+ * holder_index_build() - every process's link fds now
+ * @idx: out; free with holder_index_free()
+ *
+ * Processes and fds that go away meanwhile are skipped. The daemon's own
+ * fds are in it like any other process's (it holds the links it made, and
+ * opens others for a moment to read them).
+ *
+ * Return: 0, or -ENOMEM, or -errno (the task walk cannot start).
+ */
+int holder_index_build(struct holder_index *idx);
+
+/** holder_index_free() - free what holder_index_build() made */
+void holder_index_free(struct holder_index *idx);
+
+/**
+ * holder_index_find() - the holders of link @link_id
+ * @first: out, index of the first in @idx->v
+ * Return: how many (0: none, *first unset).
+ */
+size_t holder_index_find(const struct holder_index *idx, __u32 link_id,
+			 size_t *first);
+
+#endif

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A wildcard probe line (DESIGN.md 3.1, Wildcards) to one multi link:
+ * match the targets (uprobe: the file's functions, uprobe_glob(); kprobe:
+ * tracefs available_filter_functions), give each its own counter slot as
+ * its cookie, attach one uprobe_multi or kprobe_multi link, register it.
+ * On a kernel without that link type: one perf-event link per match.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "attach.h"
+#include "counter.h"
+#include "multi_create.h"
+#include "multi_info.h"
+#include "owned.h"
+#include "register.h"
+#include "resolve.h"
+#include "uprobe_target.h"
+
+#define BPF_CMD_LINK_CREATE 28 /* enum bpf_cmd BPF_LINK_CREATE */
+
+struct multi_targets {
+	char path[PATH_MAX];	 /* uprobe: the daemon's path to the file */
+	struct uprobe_matches m; /* uprobe: offsets; kprobe: names */
+};
+
+static int by_name(const void *x, const void *y)
+{
+	const struct uprobe_match *a = x, *b = y;
+
+	return strcmp(a->name, b->name);
+}
+
+/* "func" or "func [module]" of available_filter_functions, matched. */
+static int kfunc_line_add(char *line, const struct probe_spec *p,
+			  struct uprobe_matches *m, size_t *cap)
+{
+	char *mod = strchr(line, ' '), *end;
+	struct uprobe_match *grown;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (mod) {
+		*mod++ = '\0';
+		end = strchr(mod, ']');
+		mod = *mod == '[' && end ? (*end = '\0', mod + 1) : NULL;
+	}
+	if (fnmatch(p->symbol, line, 0) ||
+	    (p->path[0] && (!mod || strcmp(mod, p->path))))
+		return 0;
+	if (m->n == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		grown = realloc(m->m, *cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		m->m = grown;
+	}
+	m->m[m->n].name = strdup(line);
+	if (!m->m[m->n].name)
+		return -ENOMEM;
+	m->m[m->n].offset = 0;
+	m->m[m->n++].seq = 0;
+	return 0;
+}
+
+/* The kernel functions FUNC matches, each name once, sorted. */
+static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
+		       struct bl_error *e)
+{
+	const char *root = tracefs_root();
+	char path[PATH_MAX], line[1024];
+	size_t cap = 0, i, n = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions",
+		 root ? root : "/sys/kernel/tracing");
+	f = root ? fopen(path, "re") : NULL;
+	if (!f) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot read %s to match a pattern (mount tracefs: "
+			 "mount -t tracefs nodev /sys/kernel/tracing)",
+			 path);
+		return root ? -errno : -ENOENT;
+	}
+	while (!err && fgets(line, sizeof(line), f))
+		err = kfunc_line_add(line, p, m, &cap);
+	fclose(f);
+	if (m->n)
+		qsort(m->m, m->n, sizeof(*m->m), by_name);
+	for (i = 0; i < m->n; i++) {
+		if (n && !strcmp(m->m[n - 1].name, m->m[i].name))
+			free(m->m[i].name);
+		else
+			m->m[n++] = m->m[i];
+	}
+	m->n = n;
+	if (!err && !n) {
+		err = -ENOENT;
+		snprintf(e->msg, sizeof(e->msg),
+			 "no traceable kernel function matches '%s'",
+			 p->symbol);
+	}
+	e->column = p->symbol_col;
+	return err;
+}
+
+static int targets_find(const struct probe_spec *p, pid_t pid,
+			struct path_memo *memo, struct multi_targets *t,
+			struct bl_error *e)
+{
+	struct uprobe_err te = {.path_col = p->path_col,
+				.symbol_col = p->symbol_col,
+				.e.column = p->path_col};
+	int err;
+
+	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE)
+		return kprobe_glob(p, &t->m, e);
+	err = resolve_uprobe_file(p, pid, memo, t->path, &te);
+	if (!err)
+		err = uprobe_glob(t->path, p->symbol, &t->m, &te);
+	if (err)
+		*e = te.e;
+	return err;
+}
+
+static bool is_uprobe(const struct probe_spec *p)
+{
+	return p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE;
+}
+
+static bool is_return(const struct probe_spec *p)
+{
+	return p->kind == PROBE_URETPROBE || p->kind == PROBE_KRETPROBE;
+}
+
+/* bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts). */
+static int uprobe_multi_create(int prog, const struct probe_spec *p,
+			       const struct multi_targets *t,
+			       const __u64 *cookies)
+{
+	struct abi_link_create_uprobe_multi attr;
+	__u64 *offsets = calloc(t->m.n, sizeof(*offsets));
+	size_t i;
+	int fd;
+
+	if (!offsets)
+		return -ENOMEM;
+	for (i = 0; i < t->m.n; i++)
+		offsets[i] = t->m.m[i].offset;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = prog;
+	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
+	attr.path = (__u64)(unsigned long)t->path;
+	attr.offsets = (__u64)(unsigned long)offsets;
+	attr.cookies = (__u64)(unsigned long)cookies;
+	attr.cnt = t->m.n;
+	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
+	attr.pid = p->opts & OPT_PID ? p->pid : 0;
+	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		fd = -errno;
+	free(offsets);
+	return fd;
+}
+
+static int kprobe_multi_create(int prog, const struct probe_spec *p,
+			       const struct multi_targets *t,
+			       const __u64 *cookies)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	const char **syms = calloc(t->m.n, sizeof(*syms));
+	size_t i;
+	int fd;
+
+	if (!syms)
+		return -ENOMEM;
+	for (i = 0; i < t->m.n; i++)
+		syms[i] = t->m.m[i].name;
+	opts.kprobe_multi.syms = syms;
+	opts.kprobe_multi.cnt = t->m.n;
+	opts.kprobe_multi.cookies = cookies;
+	opts.kprobe_multi.flags = is_return(p) ? KPROBE_MULTI_RETURN : 0;
+	fd = bpf_link_create(prog, 0, COUNTER_ATTACH_KPROBE_MULTI, &opts);
+	if (fd < 0)
+		fd = -errno;
+	free(syms);
+	return fd;
+}
+
+/* The program: the built-in one as loaded for multi links, or prog=. */
+static int multi_prog(const struct probe_spec *p, bool *close_it,
+		      struct bl_error *e)
+{
+	int fd;
+
+	*close_it = p->opts & OPT_PROG;
+	if (*close_it)
+		return prog_open_pinned(p->prog, p->kind, e);
+	fd = counter_multi_prog_fd(owned_counter(), is_uprobe(p));
+	if (fd < 0)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program for a multi link: "
+			 "%s",
+			 strerror(-fd));
+	return fd;
+}
+
+/* Cookies: slot .. slot + n - 1 for the built-in program, else cookie=. */
+static int multi_attach(const struct probe_spec *p,
+			const struct multi_targets *t, int slot,
+			struct bl_error *e)
+{
+	__u64 *cookies = calloc(t->m.n, sizeof(*cookies));
+	bool close_it;
+	size_t i;
+	int prog, fd;
+
+	if (!cookies)
+		return -ENOMEM;
+	for (i = 0; i < t->m.n; i++)
+		cookies[i] = slot > 0 ? (__u64)slot + i : p->cookie;
+	prog = multi_prog(p, &close_it, e);
+	fd = prog;
+	if (prog >= 0) {
+		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
+				  : kprobe_multi_create(prog, p, t, cookies);
+		if (close_it)
+			close(prog);
+		/* uprobes refuse an instruction they cannot step (ENOTSUPP,
+		 * kernel-internal 524): say so with an errno users know */
+		if (fd == -524) {
+			fd = -EOPNOTSUPP;
+			snprintf(e->msg, sizeof(e->msg),
+				 "a target of the %zu is an instruction the "
+				 "kernel cannot probe; narrow the pattern",
+				 t->m.n);
+			e->column = p->symbol_col;
+		} else if (fd < 0) {
+			snprintf(e->msg, sizeof(e->msg),
+				 "cannot create the %s link of %zu targets: %s",
+				 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi",
+				 t->m.n, strerror(-fd));
+			e->column = p->symbol_col;
+		}
+	}
+	free(cookies);
+	return fd;
+}
+
+static int multi_register(const struct probe_spec *p,
+			  const struct multi_targets *t, int slot,
+			  const char *line, size_t len, int *lfd,
+			  struct bl_error *e, __u32 *id)
+{
+	struct owned_info *own = calloc(1, sizeof(*own));
+	struct stat st;
+	int err = own ? link_id_read_fd(*lfd, &own->id) : -ENOMEM;
+
+	if (!err) {
+		own->f.id = own->id;
+		own->f.link_type = is_uprobe(p) ? LINK_TYPE_UPROBE_MULTI
+						: LINK_TYPE_KPROBE_MULTI;
+		own->slot = slot;
+		own->nslots = slot > 0 ? t->m.n : 0;
+		own->kind = p->kind;
+		snprintf(own->f.name, sizeof(own->f.name), "%s", t->path);
+		if (is_uprobe(p) && !stat(t->path, &st)) {
+			own->dev = st.st_dev;
+			own->ino = st.st_ino;
+		}
+		snprintf(own->spec, sizeof(own->spec), "%.*s", (int)len, line);
+		err = own_link(own, lfd, e);
+		if (!err)
+			*id = own->id;
+	}
+	free(own);
+	return err;
+}
+
+/* The kernel has no multi link of that kind: one perf link per match. */
+static int per_match(const struct probe_spec *p, const struct multi_targets *t,
+		     const char *line, size_t len, pid_t pid,
+		     struct id_list *made, struct path_memo *memo,
+		     struct bl_error *e)
+{
+	struct probe_spec *one = malloc(sizeof(*one));
+	char warning[256];
+	size_t i;
+	int err = one ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < t->m.n; i++) {
+		*one = *p;
+		one->wildcard = false;
+		if (is_uprobe(p)) {
+			one->by_offset = true;
+			one->offset = t->m.m[i].offset;
+		} else {
+			snprintf(one->symbol, sizeof(one->symbol), "%s",
+				 t->m.m[i].name);
+		}
+		err = probe_create(one, line, len, pid, made, memo, e, warning,
+				   sizeof(warning));
+	}
+	free(one);
+	return err;
+}
+
+int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
+		       pid_t pid, struct id_list *made, struct path_memo *memo,
+		       struct bl_error *e, char *warning, size_t warning_len)
+{
+	struct multi_targets *t = calloc(1, sizeof(*t));
+	int err = t ? 0 : -ENOMEM, slot = -1, lfd = -1;
+
+	if (!err)
+		err = targets_find(p, pid, memo, t, e);
+	if (!err && !multi_link_creatable(is_uprobe(p))) {
+		snprintf(warning, warning_len,
+			 "this kernel has no %s links: %zu %s links made, one "
+			 "per match",
+			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
+			 probe_kind_name(p->kind));
+		err = per_match(p, t, line, len, pid, made, memo, e);
+		goto out;
+	}
+	if (!err && !(p->opts & OPT_PROG)) {
+		slot = counter_slot_alloc_range(owned_counter(), t->m.n);
+		if (slot < 0) {
+			err = slot;
+			snprintf(e->msg, sizeof(e->msg),
+				 "out of counter slots for %zu targets",
+				 t->m.n);
+		}
+	}
+	if (!err)
+		err = id_list_reserve(made, 1);
+	if (!err) {
+		lfd = multi_attach(p, t, slot, e);
+		err = lfd < 0 ? lfd : 0;
+	}
+	if (!err)
+		err = multi_register(p, t, slot, line, len, &lfd, e,
+				     &made->ids[made->len]);
+	if (!err)
+		made->len++;
+	if (lfd >= 0 && err)
+		close(lfd);
+	if (err && slot > 0)
+		for (size_t i = 0; i < t->m.n; i++)
+			counter_slot_free(owned_counter(), slot + i);
+out:
+	if (t)
+		uprobe_matches_free(&t->m);
+	free(t);
+	e->err = err;
+	return err;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Link pins in every mounted bpffs (pins_walk.h). */
+#include "pins_walk.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linkinfo.h"
+
+#define WALK_DEPTH_MAX 64 /* directories below a mount point */
+
+struct walk {
+	struct pin_index *idx;
+	size_t cap;
+	int err; /* -ENOMEM stops the walk */
+};
+
+static void pin_add(struct walk *w, __u32 id, const char *path)
+{
+	struct link_pin *p;
+
+	if (w->idx->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+
+		p = realloc(w->idx->v, cap * sizeof(*p));
+		if (!p) {
+			w->err = -ENOMEM;
+			return;
+		}
+		w->idx->v = p;
+		w->cap = cap;
+	}
+	p = &w->idx->v[w->idx->n];
+	p->path = strdup(path);
+	if (!p->path) {
+		w->err = -ENOMEM;
+		return;
+	}
+	p->id = id;
+	w->idx->n++;
+}
+
+/* A pinned file: a link? Then its id. */
+static void file_check(struct walk *w, const char *path)
+{
+	int fd = bpf_obj_get(path);
+	__u32 id;
+
+	if (fd < 0)
+		return;
+	if (bpf_fd_is("bpf-link", fd) && link_id_read_fd(fd, &id) == 0)
+		pin_add(w, id, path);
+	close(fd);
+}
+
+static void dir_walk(struct walk *w, char *path, size_t len, int depth)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while (!w->err && (e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (len + 1 + n >= PATH_MAX)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, n + 1);
+		/* bpffs fills d_type; a subdirectory is walked, never a
+		 * symlink (bpffs has them) */
+		if (e->d_type == DT_DIR && depth < WALK_DEPTH_MAX)
+			dir_walk(w, path, len + 1 + n, depth + 1);
+		else if (e->d_type == DT_REG)
+			file_check(w, path);
+		path[len] = '\0';
+	}
+	closedir(dir);
+}
+
+/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+					(s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/* The mount point of a mountinfo line if its fstype is "bpf", else NULL */
+static char *bpffs_mount_point(char *line)
+{
+	char *sep = strstr(line, " - "), *save = NULL, *f, *mnt = NULL;
+	int i;
+
+	if (!sep || strncmp(sep + 3, "bpf ", 4))
+		return NULL;
+	*sep = '\0';
+	/* ID PARENT MAJ:MIN ROOT MOUNT_POINT ... */
+	for (i = 0, f = strtok_r(line, " ", &save); f && i < 4;
+	     i++, f = strtok_r(NULL, " ", &save))
+		;
+	if (f) {
+		unescape(f);
+		mnt = f;
+	}
+	return mnt;
+}
+
+static int cmp_pin(const void *a, const void *b)
+{
+	const struct link_pin *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int pin_index_build(struct pin_index *idx)
+{
+	struct walk w = {.idx = idx};
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, *path = malloc(PATH_MAX), *mnt;
+	size_t cap = 0;
+
+	idx->v = NULL;
+	idx->n = 0;
+	if (!f || !path) {
+		int err = f ? -ENOMEM : -errno;
+
+		if (f)
+			fclose(f);
+		free(path);
+		return err;
+	}
+	while (!w.err && getline(&line, &cap, f) > 0) {
+		mnt = bpffs_mount_point(line);
+		if (!mnt || strlen(mnt) >= PATH_MAX)
+			continue;
+		strcpy(path, mnt);
+		/* "/" as a mount point: children are "/x", not "//x" */
+		dir_walk(&w, path, strcmp(path, "/") ? strlen(path) : 0, 0);
+	}
+	free(line);
+	free(path);
+	fclose(f);
+	if (w.err) {
+		pin_index_free(idx);
+		return w.err;
+	}
+	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_pin);
+	return 0;
+}
+
+void pin_index_free(struct pin_index *idx)
+{
+	size_t i;
+
+	for (i = 0; i < idx->n; i++)
+		free(idx->v[i].path);
+	free(idx->v);
+	idx->v = NULL;
+	idx->n = 0;
+}
+
+size_t pin_index_find(const struct pin_index *idx, __u32 id, size_t *first)
+{
+	size_t lo = 0, hi = idx->n, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + n < idx->n && idx->v[lo + n].id == id)
+		n++;
+	if (n)
+		*first = lo;
+	return n;
+}

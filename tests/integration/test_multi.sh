@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Multi links (DESIGN.md sections 2 and 3.1, Wildcards): a wildcard uprobe
+# line makes one uprobe_multi link of exactly the functions nm lists for
+# the pattern, at the file offsets readelf's section headers give, with a
+# counter per target; a foreign uprobe_multi link (mklinks) shows count,
+# funcs, pid, cookies and name as mklinks made it; errors, removal and
+# pin_dir adoption. Expected values come from nm, readelf, mklinks and
+# the fixture's own call counts, never from bpflinkfs.
+. "$(dirname "$0")/lib.sh"
+
+bl_setup
+[ -n "${MULTI_TARGET:-}" ] && [ -x "$MULTI_TARGET" ] ||
+	skip "\$MULTI_TARGET is not set (run through meson test)"
+for tool in nm jq; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+bl_mount
+grep -qx "uprobe_multi 1" "$MNT/features" ||
+	skip "this kernel cannot make uprobe_multi links (6.6+)"
+grep -qx "multi_link_info 1" "$MNT/features" ||
+	skip "this kernel reports no multi link info (6.8+)"
+MT=$(realpath "$MULTI_TARGET")
+
+# expected_targets FILE GLOB: "OFFSET NAME[,NAME]" per distinct offset of
+# the defined code symbols nm lists whose names match GLOB; the offset is
+# the symbol's value minus its section's address plus the section's file
+# offset, from readelf -SW.
+expected_targets() {
+	nm --defined-only "$1" >"$WORK/nm" || return 1
+	readelf -SW "$1" >"$WORK/sections" || return 1
+	python3 - "$2" "$WORK/nm" "$WORK/sections" <<'EOF'
+import fnmatch, re, sys
+glob, nm, sections = sys.argv[1:]
+secs = []
+for l in open(sections):
+    m = re.match(r'\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)'
+                 r'\s+([0-9a-f]+)', l)
+    if m:
+        secs.append(tuple(int(x, 16) for x in m.groups()[1:]))
+by_off = {}
+for l in open(nm):
+    f = l.split()
+    if len(f) != 3 or f[1] not in "TtWw" or not fnmatch.fnmatchcase(f[2], glob):
+        continue
+    v = int(f[0], 16)
+    for addr, off, size in secs:
+        if addr and addr <= v < addr + size:
+            by_off.setdefault(v - addr + off, set()).add(f[2])
+for o in sorted(by_off):
+    print("%#x %s" % (o, ",".join(sorted(by_off[o]))))
+EOF
+}
+
+# funcs_col ID COLUMN: one column of ID/funcs (header dropped), by name.
+funcs_col() {
+	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == c) n = i; next } { print $n }' "$MNT/$1/funcs"
+}
+
+# make_link LINE: write LINE on one handle; print the id it made.
+make_link() {
+	local id
+	exec {cfd}<>"$MNT/control"
+	echo "$1" >&$cfd || { exec {cfd}>&-; return 1; }
+	read -r id <&$cfd
+	exec {cfd}>&-
+	echo "$id"
+}
+
+# --- uprobe:FIXTURE:fn_* -------------------------------------------------
+expected_targets "$MT" 'fn_*' >"$WORK/want" || die "nm/readelf on $MT"
+N=$(wc -l <"$WORK/want")
+[ "$N" -ge 4 ] || die "fixture: $N fn_* offsets, expected 4 or more"
+ID=$(make_link "uprobe:$MT:fn_*") || die "uprobe:$MT:fn_* refused"
+assert_match "a link id" '^[0-9]+$' "$ID"
+assert_eq "type" uprobe_multi "$(cat "$MNT/$ID/type")"
+assert_eq "name: the path" "$MT" "$(cat "$MNT/$ID/name")"
+assert_eq "count: the distinct offsets nm gives" "$N" "$(cat "$MNT/$ID/count")"
+assert_eq "one link: bpftool sees type uprobe_multi (12)" 1 \
+	"$(bpftool -j link show id "$ID" | jq -r \
+		'[.type] | map(select(. == "uprobe_multi" or . == 12)) | length')"
+assert_eq "funcs header" "OFFSET	SYMBOL	REF_CTR_OFFSET	COOKIE	HITS" \
+	"$(head -n 1 "$MNT/$ID/funcs")"
+assert_eq "funcs offsets = readelf's" "$(cut -d' ' -f1 "$WORK/want")" \
+	"$(funcs_col "$ID" OFFSET | sort)"
+# every SYMBOL is one of nm's names at that offset, at its entry
+paste <(funcs_col "$ID" OFFSET) <(funcs_col "$ID" SYMBOL) |
+	while read -r off sym; do
+		names=$(awk -v o="$off" '$1 == o { print $2 }' "$WORK/want")
+		case ",$names," in
+		*",${sym%+0x0},"*) [ "${sym%+0x0}+0x0" == "$sym" ] ;;
+		*) false ;;
+		esac || echo "$off $sym (nm: $names)"
+	done >"$WORK/badsym"
+assert_eq "funcs SYMBOL as nm names the offset" "" "$(cat "$WORK/badsym")"
+assert_eq "ref_ctr_offsets 0x0" "$N" "$(funcs_col "$ID" REF_CTR_OFFSET |
+	grep -cx 0x0)"
+assert_eq "a cookie per target" "$N" "$(funcs_col "$ID" COOKIE | sort -u |
+	wc -l)"
+assert_eq "hits before any call" 0 "$(cat "$MNT/$ID/hits")"
+assert_eq "links COUNT column" "$N" \
+	"$(awk -F'\t' -v id="$ID" '$1 == id { print $NF }' "$MNT/links")"
+assert_eq "links.json: funcs of $N objects" "$N" \
+	"$(jq --argjson id "$ID" '.[] | select(.id == $id) | .funcs | length' \
+		"$MNT/links.json")"
+
+# the fixture calls fn_one 3, fn_two 5, fn_three 7 and fn_local 2 times
+"$MT" 3 5 7 2 >/dev/null || die "$MT failed"
+declare -A CALLS=([fn_one]=3 [fn_alias]=3 [fn_two]=5 [fn_three]=7
+	[fn_local]=2)
+paste <(funcs_col "$ID" SYMBOL) <(funcs_col "$ID" HITS) |
+	while read -r sym hits; do
+		want=${CALLS[${sym%+0x0}]:-?}
+		[ "$hits" == "$want" ] || echo "$sym: $hits, called $want"
+	done >"$WORK/badhits"
+assert_eq "HITS per target = the fixture's calls" "" "$(cat "$WORK/badhits")"
+assert_eq "hits = their sum" 17 "$(cat "$MNT/$ID/hits")"
+assert_eq "links.json hits" 17 "$(jq --argjson id "$ID" \
+	'.[] | select(.id == $id) | .hits' "$MNT/links.json")"
+assert_eq "links.json funcs hits sum" 17 "$(jq --argjson id "$ID" \
+	'[.[] | select(.id == $id) | .funcs[].hits] | add' "$MNT/links.json")"
+# cat and splice readers see the same whole value, st_size its length
+assert_eq "st_size = the funcs' length" "$(cat "$MNT/$ID/funcs" | wc -c)" \
+	"$(stat -c %s "$MNT/$ID/funcs")"
+assert_eq "python shutil copy reads funcs whole" \
+	"$(cat "$MNT/$ID/funcs" | wc -c)" "$(python3 -c '
+import shutil, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])' "$MNT/$ID/funcs" "$WORK/funcs.copy" &&
+		wc -c <"$WORK/funcs.copy")"
+
+# --- uretprobe glob, pid= ------------------------------------------------
+expected_targets "$MT" 'fn_t*' >"$WORK/want_t"
+RID=$(make_link "uretprobe:$MT:fn_t*") || die "uretprobe glob refused"
+assert_eq "uretprobe glob: type" uretprobe_multi "$(cat "$MNT/$RID/type")"
+assert_eq "uretprobe glob: offsets" "$(cut -d' ' -f1 "$WORK/want_t")" \
+	"$(funcs_col "$RID" OFFSET | sort)"
+sleep 60 &
+SLEEPER=$!
+PID_ID=$(make_link "uprobe:$MT:fn_* pid=$SLEEPER") || die "pid= refused"
+assert_eq "pid file" "$SLEEPER" "$(cat "$MNT/$PID_ID/pid")"
+assert_true "no pid file without pid=" test ! -e "$MNT/$ID/pid"
+"$MT" 1 1 1 1 >/dev/null
+assert_eq "pid= filters: another process's calls do not count" 0 \
+	"$(cat "$MNT/$PID_ID/hits")"
+assert_eq "uretprobe glob counts returns" 2 "$(cat "$MNT/$RID/hits")"
+kill "$SLEEPER"
+wait "$SLEEPER" 2>/dev/null
+
+# --- errors ----------------------------------------------------------------
+LINE="uprobe:$MT:zz_nothing*"
+assert_true "no match: ENOENT" bash -c \
+	"! echo '$LINE' >'$MNT/control' 2>'$WORK/err' && grep -q 'No such file' '$WORK/err'"
+col=$(grep -A2 "no function matches" "$MNT/error_log" | tail -n 1 |
+	awk '{ print index($0, "^") }')
+cmdcol=$(grep -A1 "no function matches" "$MNT/error_log" | tail -n 1 |
+	awk '{ print index($0, "uprobe:") }')
+assert_eq "caret under the pattern" $((cmdcol + ${#MT} + 8)) "$col"
+assert_true "bad glob: EINVAL" bash -c \
+	"! echo 'uprobe:$MT:fn_[ab' >'$MNT/control' 2>'$WORK/err' && grep -q 'Invalid argument' '$WORK/err'"
+assert_match "bad glob: error_log" "unclosed '\\['" "$(tail -n 3 "$MNT/error_log")"
+assert_true "a pattern takes no +OFFSET" bash -c \
+	"! echo 'uprobe:$MT:fn_*+4' >'$MNT/control' 2>/dev/null"
+
+# --- foreign uprobe_multi (mklinks): count, funcs, pid, name --------------
+OA=$(elf_file_offset "$TARGET" bpflinkfs_target_a) || die "readelf a"
+OB=$(elf_file_offset "$TARGET" bpflinkfs_target_b) || die "readelf b"
+SEMA=$(elf_file_offset "$TARGET" bpflinkfs_target_sema) || die "readelf sema"
+sleep 60 &
+HOLDER=$!
+mkl_start foreign --pid "$HOLDER" \
+	"uprobe_multi:$TARGET:$OA/$SEMA,$OB:111,222"
+FID=$(mkl_lines foreign | cut -f1)
+FT=$(realpath "$TARGET")
+assert_eq "foreign: type" uprobe_multi "$(cat "$MNT/$FID/type")"
+assert_eq "foreign: name" "$FT" "$(cat "$MNT/$FID/name")"
+assert_eq "foreign: count" 2 "$(cat "$MNT/$FID/count")"
+assert_eq "foreign: pid" "$HOLDER" "$(cat "$MNT/$FID/pid")"
+assert_eq "foreign: funcs" "OFFSET	SYMBOL	REF_CTR_OFFSET	COOKIE
+$OA	bpflinkfs_target_a+0x0	$SEMA	111
+$OB	bpflinkfs_target_b+0x0	0x0	222" "$(cat "$MNT/$FID/funcs")"
+assert_true "foreign: no hits, spec" test ! -e "$MNT/$FID/hits" -a \
+	! -e "$MNT/$FID/spec"
+if bpftool -j link show id "$FID" | jq -e '.uprobe_multi' >/dev/null 2>&1; then
+	# bpftool 7.5 decodes uprobe_multi links
+	assert_eq "foreign: bpftool's offsets and cookies" \
+		"$(bpftool -j link show id "$FID" | jq -r \
+			'.uprobe_multi.func[] | "\(.offset) \(.ref_ctr_offset) \(.cookie)"' |
+			awk '{ printf "%#x %#x %s\n", $1, $2, $3 }')" \
+		"$(tail -n +2 "$MNT/$FID/funcs" | awk -F'\t' '{ print $1, $3, $4 }')"
+	assert_eq "foreign: bpftool's pid" \
+		"$(bpftool -j link show id "$FID" | jq -r '.uprobe_multi.pid')" \
+		"$(cat "$MNT/$FID/pid")"
+else
+	echo "note: this bpftool does not decode uprobe_multi links (7.5 does)"
+fi
+mkl_stop foreign
+kill "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+
+# --- removal: -ID, rmdir, -* ----------------------------------------------
+echo "-$ID" >"$MNT/control" || fail "-$ID refused"
+assert_true "-ID: gone from the tree" test ! -e "$MNT/$ID"
+bl_link_gone "-ID detaches the multi link" "$ID"
+rmdir "$MNT/$RID" || fail "rmdir $RID refused"
+bl_link_gone "rmdir detaches the multi link" "$RID"
+echo '-*' >"$MNT/control" || fail "-* refused"
+bl_link_gone "-* detaches the multi link" "$PID_ID"
+bl_stop_daemon
+
+# --- pin_dir adoption keeps hits and per-target hits ----------------------
+PIN=/sys/fs/bpf/bpflinkfs-test-multi-$$
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
+	skip "no bpffs for the pin_dir part"
+bl_mount -o "pin_dir=$PIN"
+PID_=$(make_link "uprobe:$MT:fn_*") || die "glob with pin_dir refused"
+"$MT" 2 4 6 8 >/dev/null
+before=$(cat "$MNT/$PID_/funcs")
+bl_stop_daemon
+bl_mount -o "pin_dir=$PIN"
+assert_eq "adopted: spec" "uprobe:$MT:fn_*" "$(cat "$MNT/$PID_/spec" 2>&1)"
+assert_eq "adopted: hits" 20 "$(cat "$MNT/$PID_/hits" 2>&1)"
+assert_eq "adopted: funcs with per-target hits" "$before" \
+	"$(cat "$MNT/$PID_/funcs" 2>&1)"
+"$MT" 1 0 0 0 >/dev/null
+assert_eq "adopted: still counting" 21 "$(cat "$MNT/$PID_/hits" 2>&1)"
+# its slots stay taken: a new link gets other cookies
+NEW=$(make_link "uprobe:$MT:fn_t*")
+assert_eq "adopted slots are not handed out again" "" \
+	"$(comm -12 <(funcs_col "$PID_" COOKIE | sort) \
+		<(funcs_col "$NEW" COOKIE | sort))"
+echo '-*' >"$MNT/control"
+bl_link_gone "-* detaches the adopted link" "$PID_"
+bl_stop_daemon
+rm -rf "$PIN"
+
+finish
