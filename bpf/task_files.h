@@ -27,6 +27,12 @@ struct task_file {
 	 * unknown: always from the /proc walk, and for other links.
 	 */
 	__u64 key;
+	/* PERF_EVENT from the iterator: perf_event_attr.config and .type,
+	 * which BPF_TASK_FD_QUERY does not tell for software and hardware
+	 * events; 0 from the /proc walk */
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
 };
 
 /* The loaded iterator (or the /proc walk): opaque, one per caller. */

@@ -76,7 +76,13 @@ struct bpf_prog {
 	struct bpf_prog_aux *aux;
 } __attribute__((preserve_access_index));
 
+struct perf_event_attr {
+	__u32 type;
+	__u64 config;
+} __attribute__((preserve_access_index));
+
 struct perf_event {
+	struct perf_event_attr attr;
 	struct bpf_prog *prog;
 } __attribute__((preserve_access_index));
 
@@ -88,6 +94,9 @@ struct record {
 	__u32 id;
 	char comm[TASK_COMM_LEN];
 	__u64 key;
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
 };
 
 /* Which kind the anonymous inode's name says, 0 for any other file. */
@@ -141,6 +150,8 @@ int task_files(struct bpf_iter__task_file *ctx)
 			return 0;
 		r.id = BPF_CORE_READ(prog, aux, id);
 		r.key = (__u64)(unsigned long)file;
+		r.config = BPF_CORE_READ(event, attr.config);
+		r.event_type = BPF_CORE_READ(event, attr.type);
 	} else {
 		return 0;
 	}

@@ -295,6 +295,12 @@ static void check_bare(const struct task_file *v, int n, pid_t pid,
 			       "%s: %d/%u: link %u holds it", src, (int)pid,
 			       k[i].fd, v[j].id);
 	}
+	/* the second SPEC is software:cpu-clock (type 1, config 0) */
+	p = find(v, n, (__u32)pid, k[1].fd);
+	if (iter && p)
+		EXPECT(p->event_type == 1 && p->config == 0,
+		       "%s: software event: type %u config %llu", src,
+		       p->event_type, (unsigned long long)p->config);
 	group_end("%s: setbpf's bare perf events%s", src,
 		  iter ? ", held by no link" : "");
 }
