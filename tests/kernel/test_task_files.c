@@ -113,6 +113,18 @@ static void read_comm(pid_t pid, char *comm)
 		fclose(fp);
 }
 
+static long sysfs_num(const char *path)
+{
+	FILE *fp = fopen(path, "re");
+	long v = -1;
+
+	if (fp && fscanf(fp, "%ld", &v) != 1)
+		v = -1;
+	if (fp)
+		fclose(fp);
+	return v;
+}
+
 /* The fd of @pid whose fdinfo says "link_id:\t@id"; -1 when none */
 static int fd_of_link(pid_t pid, __u32 id)
 {
@@ -295,10 +307,17 @@ static void check_bare(const struct task_file *v, int n, pid_t pid,
 			       "%s: %d/%u: link %u holds it", src, (int)pid,
 			       k[i].fd, v[j].id);
 	}
-	/* the second SPEC is software:cpu-clock (type 1, config 0) */
+	/*
+	 * The second SPEC is software:cpu-clock: type 1, config 0, or the
+	 * type of the cpu_clock PMU (its own PMU on newer kernels, which
+	 * rewrite perf_event_attr.type), as sysfs says.
+	 */
 	p = find(v, n, (__u32)pid, k[1].fd);
 	if (iter && p)
-		EXPECT(p->event_type == 1 && p->config == 0,
+		EXPECT((p->event_type == 1 ||
+			(long)p->event_type == sysfs_num("/sys/bus/event_source/"
+							 "devices/cpu_clock/type")) &&
+			       p->config == 0,
 		       "%s: software event: type %u config %llu", src,
 		       p->event_type, (unsigned long long)p->config);
 	group_end("%s: setbpf's bare perf events%s", src,
