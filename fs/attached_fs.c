@@ -128,8 +128,15 @@ static const struct att_file att_files[] = {
 #define ATT_FILE_COUNT (sizeof(att_files) / sizeof(att_files[0]))
 #define ADDR_IDX 3
 
+/*
+ * addr only where the kernel reported one: BPF_TASK_FD_QUERY gives it for
+ * probes made by address, and on newer kernels to a caller that may see
+ * kernel addresses (as the daemon may); 0 means "not told", not address 0.
+ */
 static bool file_applies(size_t i, const struct attached_probe *p)
 {
+	if (i == ADDR_IDX && !p->f.addr)
+		return false;
 	return i < ATT_FILE_COUNT && att_files[i].kinds & 1u << p->f.kind;
 }
 
