@@ -251,19 +251,51 @@ static void put_table_value(FILE *f, const char *v)
 			fputc(*v, f);
 }
 
-/* A JSON string: control bytes and bytes above 0x7e as \u00XX */
+/* Length of the valid UTF-8 sequence at @p (NUL-terminated), or 0 */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t len = p[0] >= 0xf0 && p[0] <= 0xf4   ? 4
+		     : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		     : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+						    : 0;
+	size_t i;
+
+	for (i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong 3- and 4-byte forms, surrogates, above U+10FFFF */
+	if ((len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) ||
+			  (p[0] == 0xed && p[1] >= 0xa0))) ||
+	    (len == 4 &&
+	     ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string as links.json writes one: control bytes, and bytes that
+ * are not UTF-8, as \u00XX
+ */
 static void put_json_string(FILE *f, const char *v)
 {
 	const unsigned char *p = (const unsigned char *)v;
+	size_t n;
 
 	fputc('"', f);
-	for (; *p; p++)
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else if (*p < 0x80) {
+			fputc(*p++, f);
+		} else if ((n = utf8_len(p))) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			fprintf(f, "\\u%04x", *p++);
+		}
+	}
 	fputc('"', f);
 }
 

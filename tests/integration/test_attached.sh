@@ -155,8 +155,11 @@ assert_match "rmdir attached/ refused" "Operation not permitted" "$out"
 assert_true "mkdir refused" bash -c "! mkdir '$MNT/attached/1-1' 2>/dev/null"
 assert_true "no entry for a bad name" bash -c "! ls '$MNT/attached/01-1' 2>/dev/null"
 
-# --- setbpf: a uprobe and a software event
-exec {sb_in}> >(exec "$SETBPF" "uprobe:$TGT:$OFF_B" software:cpu-clock \
+# --- setbpf: a uprobe and a software event, from a copy whose name (its
+# comm) is UTF-8
+SB_NAME=$'s\xc3\xa9tbpf'
+cp "$SETBPF" "$WORK/$SB_NAME" || die "copy of setbpf"
+exec {sb_in}> >(exec "$WORK/$SB_NAME" "uprobe:$TGT:$OFF_B" software:cpu-clock \
 	>"$WORK/setbpf.out" 2>"$WORK/setbpf.err")
 wait_for 15 grep -qx ready "$WORK/setbpf.out" ||
 	die "setbpf: $(cat "$WORK/setbpf.err")"
@@ -172,7 +175,25 @@ check_entry "setbpf software" "$D" type event
 check_entry "setbpf software" "$D" name software:cpu-clock
 check_entry "setbpf software" "$D" config 0
 check_entry "setbpf software" "$D" prog_id "$SB_E_PROG"
-check_entry "setbpf software" "$D" comm setbpf
+check_entry "setbpf software" "$D" comm "$SB_NAME"
+python3 - "$MNT/attached/attached.json" "$SB_PID-$SB_E" "$SB_NAME" <<'PY' ||
+import json, os, sys
+e = [o for o in json.load(open(sys.argv[1])) if o["id"] == sys.argv[2]]
+assert len(e) == 1 and e[0]["comm"] == os.fsdecode(os.fsencode(sys.argv[3])), e
+assert e[0]["type"] == "event" and e[0]["config"] == 0, e
+PY
+	fail "attached.json: the UTF-8 comm"
+ok
+# a comm that is not UTF-8: the byte as \u00XX, as links.json does
+cp "$SETBPF" "$WORK/"$'s\xffb' || die "copy of setbpf"
+exec {bad_in}> >(exec "$WORK/"$'s\xffb' software:cpu-clock \
+	>"$WORK/bad.out" 2>"$WORK/bad.err")
+BAD_PID=$!
+wait_for 15 grep -qx ready "$WORK/bad.out" || die "setbpf: $(cat "$WORK/bad.err")"
+assert_true "attached.json: a non-UTF-8 byte as \\u00ff" grep -qF \
+	"\"comm\":\"s\\u00ffb\"" "$MNT/attached/attached.json"
+exec {bad_in}>&-
+wait_for 5 bash -c "! kill -0 $BAD_PID 2>/dev/null"
 assert_eq "setbpf software: files" \
 	"comm config event_type name pid prog_id prog_name type" "$(ls "$D" | xargs)"
 
