@@ -78,11 +78,24 @@ static void u64_set_insert(struct u64_set *s, __u64 x)
 	s->n++;
 }
 
-/* Keys of the perf events that links hold (iterator: every record keyed) */
-static int held_keys(const struct task_file *v, int n, struct u64_set *out)
+/*
+ * Keys of the perf events that links hold: of every perf link where the
+ * link iterator runs (pinned-only links too), else of the perf links some
+ * process holds an fd of (the LINK records' keys).
+ */
+static int held_keys(struct task_files *tf, const struct task_file *v, int n,
+		     struct u64_set *out)
 {
-	int i;
+	__u64 *keys = NULL;
+	int nk = task_files_perf_link_keys(tf, &keys), i;
 
+	if (nk >= 0) {
+		out->v = keys;
+		out->n = (size_t)nk;
+		return 0;
+	}
+	if (nk != -EOPNOTSUPP)
+		return nk;
 	out->v = malloc((n ? n : 1) * sizeof(*out->v));
 	if (!out->v)
 		return -ENOMEM;
@@ -118,12 +131,13 @@ static int link_progs(struct u64_set *out)
  * Keep in @v the bare perf events only, the first holder of each.
  * Return: the count kept, or -ENOMEM.
  */
-static int keep_bare(struct task_file *v, int n, bool keyed)
+static int keep_bare(struct task_files *tf, struct task_file *v, int n,
+		     bool keyed)
 {
 	struct u64_set held = {0}, seen = {0};
 	int i, kept = 0, err;
 
-	err = keyed ? held_keys(v, n, &held) : link_progs(&held);
+	err = keyed ? held_keys(tf, v, n, &held) : link_progs(&held);
 	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
 	if (!err && !seen.v)
 		err = -ENOMEM;
@@ -150,7 +164,7 @@ static int bare_records(struct attached_set *s, struct task_file **out)
 	int n = task_files_read(s->tf, &v);
 
 	if (n >= 0)
-		n = keep_bare(v, n,
+		n = keep_bare(s->tf, v, n,
 			      !strcmp(task_files_source(s->tf), "iterator"));
 	if (n < 0) {
 		free(v);

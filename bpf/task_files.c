@@ -23,8 +23,9 @@
 
 struct task_files {
 	struct task_files_bpf *skel; /* NULL: walk /proc */
-	struct bpf_link *iter_link;
-	__u32 own_id; /* the iter link's id, left out of the records */
+	struct bpf_link *iter_link;  /* over task files */
+	struct bpf_link *keys_link;  /* over links; NULL where none */
+	__u32 own_ids[2];	     /* their link ids, left out of records */
 };
 
 /* A growing array of records */
@@ -62,26 +63,51 @@ static struct task_file *records_add(struct records *r)
 	return p;
 }
 
-static int open_iterator(struct task_files *tf)
+/* Attach iterator @prog. Return: its link's id, 0 when it cannot. */
+static __u32 attach_iter(struct bpf_program *prog, struct bpf_link **link)
 {
 	struct bpf_link_info info = {0};
 	__u32 len = sizeof(info);
 
-	tf->skel = task_files_bpf__open_and_load();
+	*link = bpf_program__attach_iter(prog, NULL);
+	if (*link &&
+	    !bpf_obj_get_info_by_fd(bpf_link__fd(*link), &info, &len) &&
+	    info.id)
+		return info.id;
+	bpf_link__destroy(*link);
+	*link = NULL;
+	return 0;
+}
+
+/* Load the programs, the link iterator's only if @with_keys. */
+static int load(struct task_files *tf, bool with_keys)
+{
+	tf->skel = task_files_bpf__open();
 	if (!tf->skel)
 		return -1;
-	tf->iter_link =
-		bpf_program__attach_iter(tf->skel->progs.task_files, NULL);
-	if (!tf->iter_link ||
-	    bpf_obj_get_info_by_fd(bpf_link__fd(tf->iter_link), &info, &len)) {
-		bpf_link__destroy(tf->iter_link);
-		tf->iter_link = NULL;
+	bpf_program__set_autoload(tf->skel->progs.perf_link_keys, with_keys);
+	if (!task_files_bpf__load(tf->skel))
+		return 0;
+	task_files_bpf__destroy(tf->skel);
+	tf->skel = NULL;
+	return -1;
+}
+
+static void open_iterator(struct task_files *tf)
+{
+	/* iter/bpf_link came in 5.19, iter/task_file in 5.8 */
+	if (load(tf, true) && load(tf, false))
+		return;
+	tf->own_ids[0] =
+		attach_iter(tf->skel->progs.task_files, &tf->iter_link);
+	if (!tf->own_ids[0]) {
 		task_files_bpf__destroy(tf->skel);
 		tf->skel = NULL;
-		return -1;
+		return;
 	}
-	tf->own_id = info.id;
-	return 0;
+	if (bpf_program__autoload(tf->skel->progs.perf_link_keys))
+		tf->own_ids[1] = attach_iter(tf->skel->progs.perf_link_keys,
+					     &tf->keys_link);
 }
 
 int task_files_open(struct task_files **out)
@@ -109,6 +135,7 @@ void task_files_close(struct task_files *tf)
 {
 	if (!tf)
 		return;
+	bpf_link__destroy(tf->keys_link);
 	bpf_link__destroy(tf->iter_link);
 	task_files_bpf__destroy(tf->skel);
 	free(tf);
@@ -119,14 +146,16 @@ const char *task_files_source(const struct task_files *tf)
 	return tf->skel ? "iterator" : "proc";
 }
 
-/* Whole records only: the kernel never splits one across reads. */
-static int read_iterator(struct task_files *tf, struct records *r)
+/*
+ * Read iterator @link whole into @r, records of @size bytes. Whole records
+ * only: the kernel never splits one across reads.
+ */
+static int read_iterator(struct bpf_link *link, struct records *r, size_t size)
 {
-	struct task_file *p;
 	ssize_t got;
 	int fd;
 
-	fd = bpf_iter_create(bpf_link__fd(tf->iter_link));
+	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -134,12 +163,13 @@ static int read_iterator(struct task_files *tf, struct records *r)
 			close(fd);
 			return -ENOMEM;
 		}
-		got = read(fd, r->v + r->n, (r->cap - r->n) * sizeof(*p));
+		got = read(fd, (char *)r->v + r->n * size,
+			   r->cap * sizeof(*r->v) - r->n * size);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
-		r->n += (size_t)got / sizeof(*p);
+		r->n += (size_t)got / size;
 	}
 	close(fd);
 	return got < 0 ? -errno : 0;
@@ -294,13 +324,14 @@ static int by_pid_fd(const void *a, const void *b)
  * Sort, and keep one record per (pid, fd): a thread with a fd table of its
  * own (unshare(CLONE_FILES)) is visited by the iterator besides its leader.
  */
-static size_t sort_unique(struct task_file *v, size_t n, __u32 own_id)
+static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
 {
 	size_t i, kept = 0;
 
 	qsort(v, n, sizeof(*v), by_pid_fd);
 	for (i = 0; i < n; i++) {
-		if (own_id && v[i].kind == TASK_FILE_LINK && v[i].id == own_id)
+		if (v[i].kind == TASK_FILE_LINK &&
+		    (v[i].id == own[0] || v[i].id == own[1]))
 			continue;
 		if (kept && !by_pid_fd(&v[kept - 1], &v[i]))
 			continue;
@@ -314,7 +345,8 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 	struct records r = {0};
 	int err;
 
-	err = tf->skel ? read_iterator(tf, &r) : walk_proc(&r);
+	err = tf->skel ? read_iterator(tf->iter_link, &r, sizeof(*r.v))
+		       : walk_proc(&r);
 	if (err) {
 		free(r.v);
 		return err;
@@ -323,7 +355,48 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 		free(r.v);
 		return -EOVERFLOW;
 	}
-	r.n = sort_unique(r.v, r.n, tf->own_id);
+	r.n = sort_unique(r.v, r.n, tf->own_ids);
 	*out = r.v;
 	return (int)r.n;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int task_files_perf_link_keys(struct task_files *tf, __u64 **keys)
+{
+	struct records r = {0};
+	__u64 *pairs;
+	size_t i;
+	int err;
+
+	if (!tf->keys_link)
+		return -EOPNOTSUPP;
+	/* (link id, key) pairs, read into the records' storage */
+	err = read_iterator(tf->keys_link, &r, 2 * sizeof(__u64));
+	if (err || r.n > INT_MAX) {
+		free(r.v);
+		return err ? err : -EOVERFLOW;
+	}
+	pairs = (__u64 *)r.v;
+	for (i = 0; i < r.n; i++)
+		pairs[i] = pairs[2 * i + 1];
+	qsort(pairs, r.n, sizeof(*pairs), cmp_key);
+	*keys = pairs;
+	return (int)r.n;
+}
+
+int task_files_own_link_ids(const struct task_files *tf, __u32 ids[2])
+{
+	int n = 0;
+
+	if (tf->own_ids[0])
+		ids[n++] = tf->own_ids[0];
+	if (tf->own_ids[1])
+		ids[n++] = tf->own_ids[1];
+	return n;
 }

@@ -85,4 +85,27 @@ const char *task_files_source(const struct task_files *tf);
  */
 int task_files_read(struct task_files *tf, struct task_file **out);
 
+/**
+ * task_files_perf_link_keys() - the perf event of every perf link
+ * @tf: the handle
+ * @keys: out, malloc'd, ascending: the keys (as struct task_file.key) of
+ *        the perf events that perf links hold, pinned-only links included
+ *
+ * From a second iterator (iter/bpf_link, kernel 5.19+).
+ * Return: the count, or -EOPNOTSUPP (no such iterator here, or the /proc
+ * walk), -ENOMEM, -errno of read(2).
+ */
+int task_files_perf_link_keys(struct task_files *tf, __u64 **keys);
+
+/**
+ * task_files_own_link_ids() - the handle's own iterator links
+ * @tf: the handle
+ * @ids: out, room for 2
+ *
+ * The daemon holds them; a listing of every link should leave them out,
+ * as task_files_read() does.
+ * Return: how many (0 to 2).
+ */
+int task_files_own_link_ids(const struct task_files *tf, __u32 ids[2]);
+
 #endif

@@ -51,6 +51,11 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 } __attribute__((preserve_access_index));
 
+struct bpf_iter__bpf_link {
+	struct bpf_iter_meta *meta;
+	struct bpf_link *link;
+} __attribute__((preserve_access_index));
+
 struct bpf_iter__task_file {
 	struct bpf_iter_meta *meta;
 	struct task_struct *task;
@@ -162,6 +167,25 @@ int task_files(struct bpf_iter__task_file *ctx)
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm),
 				  task->group_leader->comm);
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
+/*
+ * Every perf link's perf event, also of links that only a pin holds (no
+ * process has an fd of them): (link id, key) pairs, the key as above.
+ */
+SEC("iter/bpf_link")
+int perf_link_keys(struct bpf_iter__bpf_link *ctx)
+{
+	struct bpf_link *link = ctx->link;
+	__u64 rec[2];
+
+	if (!link || !link->id || link->type != LINK_TYPE_PERF_EVENT)
+		return 0;
+	rec[0] = link->id;
+	rec[1] = (__u64)(unsigned long)BPF_CORE_READ(
+		(struct bpf_perf_link *)link, perf_file);
+	bpf_seq_write(ctx->meta->seq, rec, sizeof(rec));
 	return 0;
 }
 

@@ -311,6 +311,39 @@ static void check_bare(const struct task_file *v, int n, pid_t pid,
 		  iter ? ", held by no link" : "");
 }
 
+/* The link iterator's keys: those of mklinks' perf links among them */
+static void check_link_keys(struct task_files *tf, const struct task_file *v,
+			    int n, pid_t ml)
+{
+	__u64 *keys = NULL;
+	__u32 own[2];
+	int nk = task_files_perf_link_keys(tf, &keys), i, j, seen = 0;
+
+	if (nk == -EOPNOTSUPP) {
+		skip("no link iterator (iter/bpf_link) here");
+		return;
+	}
+	if (!CHECK(nk >= 0, "task_files_perf_link_keys: %s",
+		   nk < 0 ? strerror(-nk) : "ok"))
+		return;
+	for (i = 0; i < n; i++) {
+		if (v[i].pid != (__u32)ml || v[i].kind != TASK_FILE_LINK)
+			continue;
+		seen++;
+		for (j = 0; j < nk && keys[j] != v[i].key; j++)
+			;
+		EXPECT(j < nk, "link %u's key not among the link iterator's",
+		       v[i].id);
+	}
+	for (j = 1; j < nk; j++)
+		EXPECT(keys[j - 1] <= keys[j], "keys not ascending at %d", j);
+	EXPECT(seen == 2, "mklinks' links seen: %d", seen);
+	group_end("perf link keys: every link's perf event (%d)", nk);
+	free(keys);
+	CHECK(task_files_own_link_ids(tf, own) == 2,
+	      "two own iter links (task_file, bpf_link)");
+}
+
 static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 		      int nl, pid_t sb, const struct known *bk, int nb)
 {
@@ -332,7 +365,9 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 		EXPECT(v[i].pid != (__u32)getpid() ||
 			       v[i].kind != TASK_FILE_LINK,
 		       "%s: own link %u listed", src, v[i].id);
-	group_end("%s: its own iter link left out", src);
+	group_end("%s: its own iter links left out", src);
+	if (iter)
+		check_link_keys(tf, v, n, ml);
 	free(v);
 }
 
