@@ -341,9 +341,12 @@ test_attached() {
 		exec 7>&-
 		return
 	fi
-	read -r kfd kprog < <(sed -n 1p "$WORK/sb.out")
-	read -r ufd uprog < <(sed -n 2p "$WORK/sb.out")
-	read -r efd eprog < <(sed -n 3p "$WORK/sb.out")
+	# (no /dev/fd in the guest: no process substitution)
+	{
+		read -r kfd kprog
+		read -r ufd uprog
+		read -r efd eprog
+	} <"$WORK/sb.out"
 	d=$MNT/attached/$pid-$kfd
 	eq "attached kprobe type" kprobe "$(rd "$d/type")"
 	eq "attached kprobe name" "$fn" "$(rd "$d/name")"
