@@ -8,6 +8,7 @@
  * config come from the iterator, which reads perf_event_attr.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,24 @@
 #include "links.h"
 #include "task_files.h"
 
+/*
+ * A perf event's description never changes while it lives: its probe is
+ * fixed at perf_event_open() and its program cannot be replaced (a second
+ * PERF_EVENT_IOC_SET_BPF is EEXIST). So each one is asked once and kept,
+ * keyed by holder, fd, the perf event's identity and its program, and
+ * dropped by the first pass that no longer lists that very key.
+ */
+struct cached {
+	__u32 pid, fd, prog_id;
+	__u64 key;
+	struct attached_probe p;
+};
+
 struct attached_set {
 	struct task_files *tf;
+	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
+	struct cached *cache; /* by (pid, fd) */
+	size_t ncache;
 };
 
 int attached_open(struct attached_set **out)
@@ -31,6 +48,7 @@ int attached_open(struct attached_set **out)
 		free(s);
 		return err;
 	}
+	pthread_mutex_init(&s->lock, NULL);
 	*out = s;
 	return 0;
 }
@@ -40,6 +58,8 @@ void attached_close(struct attached_set *s)
 	if (!s)
 		return;
 	task_files_close(s->tf);
+	pthread_mutex_destroy(&s->lock);
+	free(s->cache);
 	free(s);
 }
 
@@ -224,6 +244,7 @@ static int describe(const struct task_file *r, struct attached_probe *p)
 	p->pid = r->pid;
 	p->fd = r->fd;
 	memcpy(p->comm, r->comm, sizeof(p->comm) - 1);
+	memcpy(p->prog_name, r->prog_name, sizeof(p->prog_name) - 1);
 	err = bpf_task_fd_query((int)r->pid, (int)r->fd, 0, p->f.name, &len,
 				&prog_id, &fd_type, &offset, &addr);
 	if (err && errno == EOPNOTSUPP && r->event_type != 2) {
@@ -251,6 +272,42 @@ static int describe(const struct task_file *r, struct attached_probe *p)
 	return p->f.kind == PERF_LINK_UNSPEC ? -ENOENT : 0;
 }
 
+static int cmp_cached(const void *a, const void *b)
+{
+	const struct cached *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+/* The kept description of record @r, if it is that very perf event */
+static const struct attached_probe *cache_find(const struct attached_set *s,
+					       const struct task_file *r)
+{
+	struct cached want = {.pid = r->pid, .fd = r->fd};
+	const struct cached *c;
+
+	if (!r->key || !s->ncache)
+		return NULL; /* the /proc walk has no identity to go by */
+	c = bsearch(&want, s->cache, s->ncache, sizeof(*c), cmp_cached);
+	return c && c->key == r->key && c->prog_id == r->id ? &c->p : NULL;
+}
+
+/* Describe @r into @p, from the cache where it holds that perf event */
+static int describe_cached(struct attached_set *s, const struct task_file *r,
+			   struct attached_probe *p)
+{
+	const struct attached_probe *c;
+
+	pthread_mutex_lock(&s->lock);
+	c = cache_find(s, r);
+	if (c)
+		*p = *c;
+	pthread_mutex_unlock(&s->lock);
+	return c ? 0 : describe(r, p);
+}
+
 int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
 		 struct attached_probe *p)
 {
@@ -259,11 +316,34 @@ int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
 
 	for (i = 0; i < n; i++)
 		if (v[i].pid == pid && v[i].fd == fd) {
-			err = describe(&v[i], p);
+			err = describe_cached(s, &v[i], p);
 			break;
 		}
 	free(v);
 	return n < 0 ? n : err;
+}
+
+/* Replace the cache with @p (@n entries, by pid and fd) of records @v */
+static void cache_replace(struct attached_set *s, const struct task_file *v,
+			  const struct attached_probe *p, int n)
+{
+	struct cached *c = malloc((n ? n : 1) * sizeof(*c));
+	int i, kept = 0;
+
+	for (i = 0; c && i < n; i++) {
+		if (!v[i].key)
+			continue;
+		c[kept].pid = p[i].pid;
+		c[kept].fd = p[i].fd;
+		c[kept].prog_id = p[i].f.prog_id;
+		c[kept].key = v[i].key;
+		c[kept++].p = p[i];
+	}
+	pthread_mutex_lock(&s->lock);
+	free(s->cache);
+	s->cache = c;
+	s->ncache = c ? (size_t)kept : 0;
+	pthread_mutex_unlock(&s->lock);
 }
 
 int attached_read_all(struct attached_set *s, struct attached_probe **out)
@@ -275,12 +355,14 @@ int attached_read_all(struct attached_set *s, struct attached_probe **out)
 	if (n > 0 && !(p = malloc(n * sizeof(*p))))
 		err = -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
-		err = describe(&v[i], &p[kept]);
+		err = describe_cached(s, &v[i], &p[kept]);
 		if (!err)
-			kept++;
+			v[kept++] = v[i]; /* v[k] stays p[k]'s record */
 		else if (err == -ENOENT || err == -ENAMETOOLONG)
 			err = 0; /* gone meanwhile, or a name we cannot hold */
 	}
+	if (!err && n >= 0)
+		cache_replace(s, v, p, kept);
 	free(v);
 	if (n < 0 || err) {
 		free(p);

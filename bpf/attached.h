@@ -18,6 +18,8 @@ struct attached_probe {
 	__u32 pid; /* thread-group id of the holder */
 	__u32 fd;
 	char comm[16]; /* NUL-terminated */
+	/* the program's name where the iterator told it, else empty */
+	char prog_name[16];
 	/*
 	 * As a perf link's fields: kind, name, offset (uprobe: file offset;
 	 * kprobe: from the function), addr (kprobe; as the kernel showed it

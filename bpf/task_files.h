@@ -33,6 +33,9 @@ struct task_file {
 	__u64 config;
 	__u32 event_type;
 	__u32 reserved;
+	/* PERF_EVENT from the iterator: the program's name (bpf_prog_aux.name,
+	 * as BPF_OBJ_GET_INFO_BY_FD reports it); empty from the /proc walk */
+	char prog_name[16];
 };
 
 /* The loaded iterator (or the /proc walk): opaque, one per caller. */

@@ -75,6 +75,7 @@ struct bpf_perf_link {
 
 struct bpf_prog_aux {
 	__u32 id;
+	char name[16];
 } __attribute__((preserve_access_index));
 
 struct bpf_prog {
@@ -102,6 +103,7 @@ struct record {
 	__u64 config;
 	__u32 event_type;
 	__u32 reserved;
+	char prog_name[16];
 };
 
 /* Which kind the anonymous inode's name says, 0 for any other file. */
@@ -154,6 +156,7 @@ int task_files(struct bpf_iter__task_file *ctx)
 		if (!prog)
 			return 0;
 		r.id = BPF_CORE_READ(prog, aux, id);
+		BPF_CORE_READ_STR_INTO(&r.prog_name, prog, aux, name);
 		r.key = (__u64)(unsigned long)file;
 		r.config = BPF_CORE_READ(event, attr.config);
 		r.event_type = BPF_CORE_READ(event, attr.type);

@@ -16,8 +16,10 @@
  * fd is all the process holds. Output, one tab-separated line per SPEC in
  * order: FD PROG_ID; then "ready". setbpf then waits for EOF on stdin and
  * exits, which detaches everything. --procs N: N processes (this one and
- * N-1 children) each attach every SPEC; the lines of every process are
- * printed as PID FD PROG_ID instead (children first, in turn).
+ * N-1 children), process number i (0 is this one) attaching SPEC number
+ * i modulo the count of SPECs only, so that many processes can share a
+ * few tracepoints (a tracepoint takes at most 64 programs); the lines are
+ * then PID FD PROG_ID (children first, in turn).
  */
 #include <errno.h>
 #include <signal.h>
@@ -220,7 +222,7 @@ int main(int argc, char **argv)
 		if (!child) {
 			close(gate[1]);
 			close(done[0]);
-			run(argc - 1, argv + 1, 1, gate[0], done[1]);
+			run(1, argv + 1 + i % (argc - 1), 1, gate[0], done[1]);
 		}
 		/* one child at a time, so the lines do not interleave */
 		close(done[1]);
@@ -229,7 +231,10 @@ int main(int argc, char **argv)
 		close(done[0]);
 	}
 	close(gate[0]);
-	run(argc - 1, argv + 1, procs > 1, -1, -1);
+	if (procs > 1)
+		run(1, argv + 1, 1, -1, -1);
+	else
+		run(argc - 1, argv + 1, 0, -1, -1);
 	printf("ready\n");
 	fflush(stdout);
 	while (read(0, buf, sizeof(buf)) > 0)
