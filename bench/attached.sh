@@ -11,7 +11,8 @@
 # processes with one attachment each (setbpf --procs 1000, on 20
 # tracepoints: one takes 64 programs at most). Prints a table with the ratio
 # (bpflinkfs / bpftool; the target is at most 1.0) and writes it to
-# bench/results/attached-DATE-KERNEL.txt.
+# bench/results/attached-DATE-KERNEL.txt. The last column, `cat features`
+# on the same mount, is the floor of a FUSE read by a new process.
 #
 # Environment: BPFLINKFS (daemon), SETBPF (tests/tools/setbpf), BPFTOOL.
 # Exit 77 when it cannot run.
@@ -90,8 +91,9 @@ setting() {
 		"$mnt/attached/attached.json")
 	ours=$(median_ms cat "$mnt/attached/attached.json")
 	ref=$(median_ms "$bpftool" -j perf show)
-	printf '%-28s %9s %12s %12s %7s\n' "$name" "$n" "$ours" "$ref" \
-		"$(python3 -c "print('%.2f' % ($ours / $ref))")"
+	floor=$(median_ms cat "$mnt/features")
+	printf '%-28s %9s %12s %12s %7s %9s\n' "$name" "$n" "$ours" "$ref" \
+		"$(python3 -c "print('%.2f' % ($ours / $ref))")" "$floor"
 	exec 9>&-
 	wait "$sb_pid" || true
 	sb_pid=
@@ -101,9 +103,9 @@ out=$work/table
 {
 	echo "# attached/ against bpftool perf show, kernel $(uname -r)," \
 		"$(nproc) CPUs, median of $repeat reads, $(date -u +%F)"
-	printf '%-28s %9s %12s %12s %7s\n' setting entries "attached.json" \
-		"bpftool" ratio
-	printf '%-28s %9s %12s %12s %7s\n' "" "" "ms" "ms" ""
+	printf '%-28s %9s %12s %12s %7s %9s\n' setting entries "attached.json" \
+		"bpftool" ratio "features"
+	printf '%-28s %9s %12s %12s %7s %9s\n' "" "" "ms" "ms" "" "ms"
 	# a tracepoint takes 64 programs at most: spread over several
 	mapfile -t tps < <(ls "$tracefs/events/syscalls" | grep '^sys_enter_' |
 		head -n 20 | sed 's/^/tracepoint:syscalls:/')
