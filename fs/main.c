@@ -17,6 +17,7 @@
 #include <fuse_lowlevel.h>
 
 #include "attach.h"
+#include "attached.h"
 #include "daemon.h"
 #include "log.h"
 #include "owned.h"
@@ -283,6 +284,10 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 	if (d->pin_dir)
 		pin_adopt(owned_pin_owner());
+	err = attached_open(&d->attached);
+	if (err)
+		fprintf(stderr, "bpflinkfs: attached/ unavailable: %s\n",
+			strerror(-err));
 	return 0;
 }
 
@@ -402,6 +407,7 @@ int main(int argc, char **argv)
 	ret = run_session(&args, &o, &daemon_state);
 out:
 	link_ids_close();
+	attached_close(daemon_state.attached);
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
 	free(daemon_state.pin_dir);
