@@ -18,6 +18,7 @@
 #include "create.h"
 #include "register.h"
 #include "resolve.h"
+#include "tracing.h"
 #include "uprobe_target.h"
 
 #define MAX_CPUS 1024
@@ -169,6 +170,41 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 	return err;
 }
 
+/*
+ * fentry/fexit/rawtracepoint: one link running its own instance of the
+ * built-in program, which counts into the link's slot (tracing.h).
+ */
+static int link_tracing(const struct probe_spec *p, const char *spec,
+			struct bl_error *e, __u32 *id)
+{
+	struct counter *c = owned_counter();
+	char target[2 * PROBE_NAME_MAX];
+	struct perf_probe pp = {.kind = p->kind, .target = target, .pid = -1,
+				.cpu = -1};
+	int slot = counter_slot_alloc(c), lfd = -1, err;
+
+	kprobe_target(p, target, sizeof(target)); /* [MODULE:]FUNC */
+	if (slot < 0) {
+		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
+		return slot;
+	}
+	lfd = tracing_link_create(p, counter_map_fd(c), slot, e);
+	err = lfd < 0 ? lfd
+		      : link_register(p, NULL, &pp, 0, slot, spec, &lfd, e, id);
+	if (err) {
+		if (lfd >= 0)
+			close(lfd);
+		counter_slot_free(c, slot);
+	}
+	return err;
+}
+
+static bool probe_is_tracing(const struct probe_spec *p)
+{
+	return p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
+	       p->kind == PROBE_RAWTP;
+}
+
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
 		 struct bl_error *e, char *warning, size_t warning_len)
@@ -183,6 +219,17 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	e->msg[0] = warning[0] = '\0';
 	if (!spec)
 		return -ENOMEM;
+	if (probe_is_tracing(p)) {
+		snprintf(spec, len + 32, "%.*s", (int)len, line);
+		err = id_list_reserve(made, 1);
+		if (!err)
+			err = link_tracing(p, spec, e, &made->ids[made->len]);
+		if (!err)
+			made->len++;
+		free(spec);
+		e->err = err;
+		return err;
+	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;

@@ -40,9 +40,10 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
-	if (v->f.link_type != LINK_TYPE_PERF_EVENT)
-		return -ENOENT;
 	v->owned = owned_get(id, &v->own) == 0;
+	/* tracing and raw tracepoint links: only this mount's own (issue 15) */
+	if (v->f.link_type != LINK_TYPE_PERF_EVENT && !v->owned)
+		return -ENOENT;
 	if (v->owned && !link_features()->perf_link_info) {
 		__u32 prog_id = v->f.prog_id;
 

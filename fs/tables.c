@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tracing.h"
 #include "attach.h"
 #include "access.h"
 #include "owned.h"
@@ -329,5 +330,8 @@ char *render_features(size_t *len)
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
 	sbuf_printf(&s, "other_links %d\n", other_links());
+	sbuf_printf(&s, "fentry %d\n", tracing_supported());
+	sbuf_printf(&s, "rawtracepoint %d\n", rawtracepoint_supported());
+	sbuf_printf(&s, "usdt %d\n", pmu_present("uprobe"));
 	return sbuf_finish(&s, len);
 }
