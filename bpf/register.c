@@ -64,6 +64,7 @@ static void fields_from_probe(const struct probe_spec *p,
 	f->kind = kinds[p->kind];
 	f->cookie = cookie;
 	f->offset = pp->offset;
+	f->ref_ctr_offset = pp->ref_ctr_offset;
 	f->config = pp->config;
 	f->event_type = pp->perf_type;
 	snprintf(f->name, sizeof(f->name), "%s",

@@ -52,6 +52,21 @@ static void memo_set(struct path_memo *m, const char *path, const char *canon)
 		path_memo_clear(m);
 }
 
+/* PATH as the writer names it, to the daemon's canonical path */
+static int resolve_path(const struct probe_spec *p, pid_t pid,
+			struct path_memo *memo, char *canon,
+			struct uprobe_err *te)
+{
+	int err = 0;
+
+	if (memo_hit(memo, p->path))
+		snprintf(canon, PATH_MAX, "%s", memo->canon);
+	else if (!(err = uprobe_resolve_path(
+			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, te)))
+		memo_set(memo, p->path, canon);
+	return err;
+}
+
 int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
 		   struct bl_error *e)
@@ -61,19 +76,40 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 				.symbol_col = p->symbol_col,
 				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
-	int err = 0;
+	int err;
 
 	if (!canon)
 		return -ENOMEM;
-	if (memo_hit(memo, p->path))
-		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else if (!(err = uprobe_resolve_path(
-			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, &te)))
-		memo_set(memo, p->path, canon);
+	err = resolve_path(p, pid, memo, canon, &te);
 	if (!err)
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				     p->offset, p->by_offset,
 				     p->kind == PROBE_URETPROBE, ut, &te);
+	free(canon);
+	if (err) {
+		*e = te.e;
+		e->err = err;
+	}
+	return err;
+}
+
+int resolve_usdt(const struct probe_spec *p, pid_t pid,
+		 struct path_memo *memo, struct uprobe_target *ut,
+		 struct usdt_location **locs, size_t *n, struct bl_error *e)
+{
+	/* an unknown probe: the caret under [PROVIDER:]NAME */
+	struct uprobe_err te = {.path_col = p->path_col,
+				.symbol_col = p->provider_col,
+				.e.column = p->path_col};
+	char *canon = malloc(PATH_MAX);
+	int err;
+
+	if (!canon)
+		return -ENOMEM;
+	err = resolve_path(p, pid, memo, canon, &te);
+	if (!err)
+		err = uprobe_usdt_resolve(canon, p->provider, p->symbol, locs,
+					  n, ut, &te);
 	free(canon);
 	if (err) {
 		*e = te.e;

@@ -34,4 +34,16 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
 		   struct bl_error *e);
 
+/**
+ * resolve_usdt() - a USDT probe's PATH (as for uprobes) and
+ * [PROVIDER:]NAME to its locations (uprobe_usdt_resolve())
+ * @ut: out, the file (path, device, inode)
+ * @locs: out, malloc'd, @n entries: file offsets and semaphore offsets
+ * @e: on failure, the error, its caret under PATH or [PROVIDER:]NAME
+ * Return: 0 or -errno.
+ */
+int resolve_usdt(const struct probe_spec *p, pid_t pid,
+		 struct path_memo *memo, struct uprobe_target *ut,
+		 struct usdt_location **locs, size_t *n, struct bl_error *e);
+
 #endif

@@ -94,8 +94,8 @@ static void module_name(const char *in, char *out, size_t len)
  * FUNC's BTF id in vmlinux or in MODULE's BTF, and with a module the fd
  * of its BTF object (else -1 in *obj_fd).
  */
-static int btf_target(const struct probe_spec *p, __u32 *type_id,
-		      int *obj_fd, struct bl_error *e)
+static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
+		      struct bl_error *e)
 {
 	struct btf *base = vmlinux(), *btf = base;
 	char mod[PROBE_NAME_MAX];
@@ -205,8 +205,8 @@ static int fentry_link(const struct probe_spec *p,
 		       const struct counter_tracing_bpf *skel,
 		       struct bl_error *e)
 {
-	enum bpf_attach_type type = p->kind == PROBE_FENTRY ? BPF_TRACE_FENTRY
-							    : BPF_TRACE_FEXIT;
+	enum bpf_attach_type type =
+		p->kind == PROBE_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
 	char *log = calloc(1, VERIFIER_LOG_BYTES);
 	int obj_fd, prog_fd, lfd;
 	__u32 btf_id;
@@ -227,9 +227,10 @@ static int fentry_link(const struct probe_spec *p,
 			"lockdown/LSM policy)",
 			probe_kind_name(p->kind));
 	else if (prog_fd < 0)
-		set_err(e, p->symbol_col, "the kernel refused %s on '%s': %s%s%s",
-			probe_kind_name(p->kind), p->symbol,
-			strerror(-prog_fd), log[0] ? ": " : "", log_tail(log));
+		set_err(e, p->symbol_col,
+			"the kernel refused %s on '%s': %s%s%s",
+			probe_kind_name(p->kind), p->symbol, strerror(-prog_fd),
+			log[0] ? ": " : "", log_tail(log));
 	free(log);
 	if (prog_fd == -EPERM)
 		return -EOPNOTSUPP;
@@ -266,13 +267,15 @@ static int rawtp_link(const struct probe_spec *p,
 	if (lfd == -ENOENT)
 		set_err(e, p->symbol_col, "no raw tracepoint '%s'", p->symbol);
 	else if (lfd < 0)
-		set_err(e, p->symbol_col, "cannot attach to raw tracepoint "
-			"'%s': %s", p->symbol, strerror(-lfd));
+		set_err(e, p->symbol_col,
+			"cannot attach to raw tracepoint "
+			"'%s': %s",
+			p->symbol, strerror(-lfd));
 	return lfd;
 }
 
-int tracing_link_create(const struct probe_spec *p, int hits_fd,
-			uint32_t slot, struct bl_error *e)
+int tracing_link_create(const struct probe_spec *p, int hits_fd, uint32_t slot,
+			struct bl_error *e)
 {
 	struct counter_tracing_bpf *skel;
 	int lfd;

@@ -33,8 +33,8 @@
  * trampoline programs: EPERM at load as root, or no kernel BTF), or the
  * kernel's -errno (e.g. a function that cannot be traced).
  */
-int tracing_link_create(const struct probe_spec *p, int hits_fd,
-			uint32_t slot, struct bl_error *e);
+int tracing_link_create(const struct probe_spec *p, int hits_fd, uint32_t slot,
+			struct bl_error *e);
 
 /**
  * tracing_supported() - can fentry/fexit programs be loaded and attached
