@@ -429,6 +429,23 @@ void pin_unlink(__u32 id)
 	}
 }
 
+/*
+ * Links this daemon makes: perf-event links, and the tracing and raw
+ * tracepoint links of fentry/fexit/rawtracepoint lines (their record
+ * says which).
+ */
+static bool adoptable(__u32 link_type, __u32 probe_kind)
+{
+	if (link_type == LINK_TYPE_PERF_EVENT)
+		return probe_kind != PROBE_FENTRY && probe_kind != PROBE_FEXIT &&
+		       probe_kind != PROBE_RAWTP;
+	if (link_type == LINK_TYPE_RAW_TRACEPOINT)
+		return probe_kind == PROBE_RAWTP;
+	if (link_type == LINK_TYPE_TRACING)
+		return probe_kind == PROBE_FENTRY || probe_kind == PROBE_FEXIT;
+	return false;
+}
+
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
 static int adopt_one(const char *name)
 {
@@ -442,10 +459,10 @@ static int adopt_one(const char *name)
 		err = -errno;
 	if (!err)
 		err = link_info_read_fd(fd, &own->f, sizeof(own->f.name));
-	if (!err && own->f.link_type != LINK_TYPE_PERF_EVENT)
-		err = -EINVAL;
 	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
 		err = -ENOENT;
+	if (!err && !adoptable(own->f.link_type, m->probe_kind))
+		err = -EINVAL;
 	if (!err && m->slot > 0)
 		err = counter_slot_claim(owned_counter(), m->slot);
 	if (!err) {
@@ -462,7 +479,7 @@ static int adopt_one(const char *name)
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
-			err == -EINVAL	 ? "not a perf-event link"
+			err == -EINVAL	 ? "not a link this daemon makes"
 			: err == -ENOENT ? "no record of it (damaged entry)"
 					 : strerror(-err));
 	if (fd >= 0)
