@@ -17,7 +17,8 @@
 int links_now(struct link_id_type **out);
 
 /**
- * perf_link_ids() - ids of all perf-event links now, ascending, not dying
+ * perf_link_ids() - ids of all perf-event links now, and of the tracing and
+ * raw tracepoint links this mount owns, ascending, not dying
  * @ids: out, malloc'd array (caller frees)
  * Return: the count, or -errno.
  */

@@ -56,6 +56,8 @@ assert_eq "raw_tracepoint link type (bpftool)" raw_tracepoint \
 assert_eq "raw_tracepoint name (bpftool)" sched_process_exec \
 	"$(bpftool_link_field "$RT_ID" tp_name)"
 assert_eq "rt spec" "rawtracepoint:sched_process_exec" "$(cat "$MNT/$RT_ID/spec")"
+assert_true "rt link listed in the root" bash -c "ls '$MNT' | grep -qx '$RT_ID'"
+assert_true "rt link in links" bash -c "cut -f1 '$MNT/links' | grep -qx '$RT_ID'"
 before=$(cat "$MNT/$RT_ID/hits")
 N=25
 for ((i = 0; i < N; i++)); do /bin/true; done
