@@ -181,8 +181,8 @@ static int link_tracing(const struct probe_spec *p, const char *spec,
 {
 	struct counter *c = owned_counter();
 	char target[2 * PROBE_NAME_MAX];
-	struct perf_probe pp = {.kind = p->kind, .target = target, .pid = -1,
-				.cpu = -1};
+	struct perf_probe pp = {
+		.kind = p->kind, .target = target, .pid = -1, .cpu = -1};
 	int slot, lfd = -1, err = id_list_reserve(made, 1);
 
 	if (err)
@@ -212,8 +212,8 @@ static int link_tracing(const struct probe_spec *p, const char *spec,
  * semaphore's ref_ctr_offset and the line as its spec; if one fails, those
  * made stay in @made for the caller to remove (the line is all-or-nothing).
  */
-static int usdt_create(const struct probe_spec *p, const char *spec,
-		       pid_t pid, struct id_list *made, struct path_memo *memo,
+static int usdt_create(const struct probe_spec *p, const char *spec, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
 		       struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));

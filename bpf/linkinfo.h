@@ -15,7 +15,7 @@
 
 #define LINK_TYPE_PERF_EVENT 7 /* BPF_LINK_TYPE_PERF_EVENT, 5.15+ */
 #define LINK_TYPE_RAW_TRACEPOINT 1 /* BPF_LINK_TYPE_RAW_TRACEPOINT */
-#define LINK_TYPE_TRACING 2 /* BPF_LINK_TYPE_TRACING */
+#define LINK_TYPE_TRACING 2	   /* BPF_LINK_TYPE_TRACING */
 
 /* enum bpf_perf_event_type, merged values (include/uapi/linux/bpf.h) */
 enum perf_link_kind {

@@ -49,7 +49,7 @@ static const struct {
 	{"fexit", "fr", PROBE_FEXIT},
 	{"rawtracepoint", "rt", PROBE_RAWTP},
 	{"usdt", "U", PROBE_USDT},
-	/* aliases: older bpftrace; the tree's `type` of a raw tracepoint link */
+	/* aliases: older bpftrace; `type` of a raw tracepoint link */
 	{"kfunc", "kfunc", PROBE_FENTRY},
 	{"kretfunc", "kretfunc", PROBE_FEXIT},
 	{"raw_tracepoint", "raw_tracepoint", PROBE_RAWTP},
@@ -72,12 +72,15 @@ static const struct {
 	unsigned int kinds; /* KIND_BIT()s it applies to */
 	const char *where;  /* for the message when it does not apply */
 } options[] = {
-	{"cookie", OPT_COOKIE, KINDS_PERF, "perf-event links (not fentry, fexit, rawtracepoint)"},
-	{"pid", OPT_PID, KINDS_PID, "uprobes, usdt and software/hardware events"},
+	{"cookie", OPT_COOKIE, KINDS_PERF,
+	 "perf-event links (not fentry, fexit, rawtracepoint)"},
+	{"pid", OPT_PID, KINDS_PID,
+	 "uprobes, usdt and software/hardware events"},
 	{"cpu", OPT_CPU, KINDS_EVENT, "software/hardware events"},
 	{"period", OPT_PERIOD, KINDS_EVENT, "software/hardware events"},
 	{"freq", OPT_FREQ, KINDS_EVENT, "software/hardware events"},
-	{"prog", OPT_PROG, KINDS_PERF, "perf-event links (not fentry, fexit, rawtracepoint)"},
+	{"prog", OPT_PROG, KINDS_PERF,
+	 "perf-event links (not fentry, fexit, rawtracepoint)"},
 };
 
 const char *probe_kind_name(enum probe_kind kind)

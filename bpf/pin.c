@@ -437,8 +437,8 @@ void pin_unlink(__u32 id)
 static bool adoptable(__u32 link_type, __u32 probe_kind)
 {
 	if (link_type == LINK_TYPE_PERF_EVENT)
-		return probe_kind != PROBE_FENTRY && probe_kind != PROBE_FEXIT &&
-		       probe_kind != PROBE_RAWTP;
+		return probe_kind != PROBE_FENTRY &&
+		       probe_kind != PROBE_FEXIT && probe_kind != PROBE_RAWTP;
 	if (link_type == LINK_TYPE_RAW_TRACEPOINT)
 		return probe_kind == PROBE_RAWTP;
 	if (link_type == LINK_TYPE_TRACING)

@@ -93,9 +93,9 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 	return err;
 }
 
-int resolve_usdt(const struct probe_spec *p, pid_t pid,
-		 struct path_memo *memo, struct uprobe_target *ut,
-		 struct usdt_location **locs, size_t *n, struct bl_error *e)
+int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
+		 struct uprobe_target *ut, struct usdt_location **locs,
+		 size_t *n, struct bl_error *e)
 {
 	/* an unknown probe: the caret under [PROVIDER:]NAME */
 	struct uprobe_err te = {.path_col = p->path_col,

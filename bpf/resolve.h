@@ -42,8 +42,8 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
  * @e: on failure, the error, its caret under PATH or [PROVIDER:]NAME
  * Return: 0 or -errno.
  */
-int resolve_usdt(const struct probe_spec *p, pid_t pid,
-		 struct path_memo *memo, struct uprobe_target *ut,
-		 struct usdt_location **locs, size_t *n, struct bl_error *e);
+int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
+		 struct uprobe_target *ut, struct usdt_location **locs,
+		 size_t *n, struct bl_error *e);
 
 #endif

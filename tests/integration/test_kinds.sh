@@ -274,10 +274,24 @@ err_at "USDT name of two providers" EINVAL 8 "several providers" "U:./fix:dup"
 err_at "file without USDT notes" ENOENT 2 "no USDT probes" "U:/bin/true:x"
 err_at "no such file" ENOENT 2 "" "U:./nofile:kt:twice"
 cd / || die cd
+PYL=()
 mapfile -t DUP < <(ctl_create "U:$FIX:other:dup"$'\n')
 assert_eq "other:dup: one location" 1 "${#DUP[@]}"
+# a USDT probe of a program Debian ships: python3's gc__start (semaphore
+# guarded), driven by gc.collect(); other Python processes may add hits
+PY=$(readlink -f "$(command -v python3)")
+if readelf -nW "$PY" | grep -q "Name: gc__start"; then
+	mapfile -t PYL < <(ctl_create "U:python3:python:gc__start"$'\n')
+	assert_true "python3 gc__start link" test -n "${PYL[0]:-}"
+	python3 -c 'import gc
+for i in range(20): gc.collect()'
+	assert_true "python3 gc__start counts 20 gc.collect() calls" \
+		test "$(cat "$MNT/${PYL[0]:-0}/hits")" -ge 20
+else
+	echo "note: $PY has no gc__start USDT probe; not checked"
+fi
 ctl_write "-*"$'\n' >/dev/null
-for id in "${TW[@]}" "${DUP[@]}" "${RB[@]}"; do
+for id in "${TW[@]}" "${DUP[@]}" "${RB[@]}" "${PYL[@]}"; do
 	bl_link_gone "-* detaches $id" "$id"
 done
 

@@ -269,7 +269,8 @@ static const struct row rows[] = {
 	BAD("s:cpu-clock pid=+1", 16, "'+1'"),
 	BAD("kprobe:foo cookie=1 prog=/sys/fs/bpf/p cookie=2", 39, "twice"),
 	/* fentry, fexit, rawtracepoint, usdt (issue 15) */
-	{L("fentry:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY, .symbol = "vfs_read"},
+	{L("fentry:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY,
+	 .symbol = "vfs_read"},
 	{L("f:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY, .symbol = "vfs_read"},
 	{L("kfunc:ext4:ext4_file_open"), 0, PROBE, .pk = PROBE_FENTRY,
 	 .path = "ext4", .symbol = "ext4_file_open"},
@@ -292,8 +293,7 @@ static const struct row rows[] = {
 	 .symbol = "n", .provider = "p"},
 	{L("U:/x:p:n prog=/sys/fs/bpf/p cookie=3"), 0, PROBE, .pk = PROBE_USDT,
 	 .path = "/x", .symbol = "n", .provider = "p",
-	 .opts = OPT_PROG | OPT_COOKIE,
-	 .cookie = 3, .prog = "/sys/fs/bpf/p"},
+	 .opts = OPT_PROG | OPT_COOKIE, .cookie = 3, .prog = "/sys/fs/bpf/p"},
 	BAD("fentry:", 7, "expected a function name"),
 	BAD("fentry:vfs_read+4", 15, "'vfs_read+4'"),
 	BAD("fexit:a:b:c", 9, "'b:c'"),
@@ -468,8 +468,8 @@ static void test_lengths(void)
 static void test_kind_names(void)
 {
 	static const char *const names[] = {
-		"kprobe",     "kretprobe", "uprobe",  "uretprobe",
-		"tracepoint", "software",  "hardware", "fentry",
+		"kprobe",     "kretprobe",     "uprobe",   "uretprobe",
+		"tracepoint", "software",      "hardware", "fentry",
 		"fexit",      "rawtracepoint", "usdt"};
 	enum probe_kind k;
 
