@@ -434,12 +434,11 @@ static int parse_usdt(struct lexer *lx, struct probe_spec *p)
 
 	p->path_col = lx->pos;
 	err = parse_path(lx, p->path, sizeof(p->path), true, "path");
+	if (!err)
+		err = expect_colon(lx, "a probe name after the path");
 	if (err)
 		return err;
-	if (lx->pos == lx->end || lx->s[lx->pos] != ':')
-		return fail(lx, -EINVAL, lx->pos,
-			    "expected ':' and a probe name after the path");
-	p->provider_col = p->symbol_col = ++lx->pos;
+	p->provider_col = p->symbol_col = lx->pos;
 	e = tok_end(lx, lx->pos);
 	if (memchr(lx->s + lx->pos, ':', e - lx->pos)) {
 		err = scan_name(lx, is_usdt_char, ":", p->provider,

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "parse.h"
 #include "uprobe_target.h"
+#include "uprobe_usdt.h"
 
 /**
  * probe_cpus() - the CPUs a probe goes on: -1 (any) for probes, the cpu=

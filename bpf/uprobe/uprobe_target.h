@@ -3,6 +3,7 @@
  * Uprobe targets: path and symbol resolution with libelf (our policy).
  * This is bpf/uprobe/'s public face; its files, one header each, call
  * each other one way only, from the top down:
+ *   uprobe_usdt.c    a USDT probe -> its file offsets (uprobe_usdt.h)
  *   uprobe_target.c  SYMBOL -> file offset (uprobe_resolve())
  *   uprobe_path.c    a PATH or bare name -> the file (uprobe_resolve_path())
  *   uprobe_view.c    a PATH in the writer's view of the file system
@@ -97,40 +98,6 @@ int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		   bool by_offset, bool retprobe, struct uprobe_target *t,
 		   struct uprobe_err *terr);
-
-/* One place a USDT probe sits in its file. */
-struct usdt_location {
-	uint64_t offset;	 /* file offset of the probe's nop */
-	uint64_t ref_ctr_offset; /* file offset of its semaphore, or 0 */
-};
-
-/**
- * uprobe_usdt_resolve() - the locations of a USDT probe
- * @canonical: path from uprobe_resolve_path()
- * @provider: PROVIDER, or "" to take NAME from whichever provider has it
- *            (then it must be one provider's only)
- * @name: NAME
- * @locs: out, a malloc'd array of the probe's locations (caller frees)
- * @n: out, their count (>= 1 on success)
- * @t: out, path, device and inode of the file (offset unset)
- * @terr: out, a message on failure; the caret under PATH, or under
- *        [PROVIDER:]NAME (@terr->symbol_col) for an unknown probe
- *
- * Reads the SystemTap SDT notes (.note.stapsdt, type 3, owner "stapsdt":
- * address, .stapsdt.base address, semaphore address, provider, name,
- * arguments) with libelf. A location moves by the difference between the
- * file's .stapsdt.base and the one the note recorded (prelinked files);
- * locations and semaphores become file offsets through the PT_LOAD
- * segment that maps them (executable for a location, not for a semaphore).
- *
- * Return: 0, -ENOENT (no SDT notes, no such probe: the message lists the
- * probes the file has, as many as fit), -EINVAL (a NAME several providers
- * have, a note or address outside the file's segments), or another -errno.
- */
-int uprobe_usdt_resolve(const char *canonical, const char *provider,
-			const char *name, struct usdt_location **locs,
-			size_t *n, struct uprobe_target *t,
-			struct uprobe_err *terr);
 
 /**
  * uprobe_exclude_dir() - refuse paths that lead into the FUSE mount on @dir

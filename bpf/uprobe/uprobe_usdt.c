@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uprobe_internal.h"
-#include "uprobe_target.h"
+#include "uprobe_elf.h"
+#include "uprobe_err.h"
+#include "uprobe_usdt.h"
 
 #define SDT_NOTE_TYPE 3
 #define SDT_NOTE_OWNER "stapsdt"
