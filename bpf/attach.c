@@ -149,6 +149,26 @@ static int open_any_cpu(struct perf_event_attr *attr,
 	return sys_perf_event_open(attr, pid, cpu);
 }
 
+/*
+ * The uprobe PMU's field for a semaphore's file offset ("config:32-63" in
+ * format/ref_ctr_offset, kernel 4.20+): its first bit.
+ */
+static int ref_ctr_shift(struct bl_error *e)
+{
+	char buf[64];
+	int lo, hi;
+
+	if (read_small(PMU_DIR "/uprobe/format/ref_ctr_offset", buf,
+		       sizeof(buf)) ||
+	    sscanf(buf, "config:%d-%d", &lo, &hi) != 2 || lo < 1 || hi > 63 ||
+	    lo > hi) {
+		set_err(e, "this kernel cannot raise a USDT semaphore (no "
+			   "ref_ctr_offset in the uprobe PMU, kernel 4.20+)");
+		return -EOPNOTSUPP;
+	}
+	return lo;
+}
+
 static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 {
 	bool is_k = p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE;
@@ -180,6 +200,13 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 		attr.config = 1ULL << bit;
 	attr.config1 = (uintptr_t)p->target; /* kprobe_func / uprobe_path */
 	attr.config2 = p->offset;	     /* probe_offset */
+	if (p->ref_ctr_offset) {
+		int shift = ref_ctr_shift(e);
+
+		if (shift < 0)
+			return shift;
+		attr.config |= p->ref_ctr_offset << shift;
+	}
 	/*
 	 * Opened disabled: the probe's handler runs the event's BPF programs
 	 * whether or not the perf event is enabled (the probe is armed when
@@ -331,12 +358,15 @@ int perf_probe_open(const struct perf_probe *p, struct bl_error *e)
 	case PROBE_KRETPROBE:
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
+	case PROBE_USDT:
 		return open_kuprobe(p, e);
 	case PROBE_TRACEPOINT:
 		return open_tracepoint(p, e);
 	case PROBE_SOFTWARE:
 	case PROBE_HARDWARE:
 		return open_event(p, e);
+	default:
+		break;
 	}
 	set_err(e, "unknown probe kind %d", (int)p->kind);
 	return -EINVAL;
@@ -410,6 +440,7 @@ static int prog_type_for(enum probe_kind kind, const char **name)
 	case PROBE_KRETPROBE:
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
+	case PROBE_USDT:
 		*name = "kprobe";
 		return BPF_PROG_TYPE_KPROBE;
 	case PROBE_TRACEPOINT:
@@ -419,6 +450,8 @@ static int prog_type_for(enum probe_kind kind, const char **name)
 	case PROBE_HARDWARE:
 		*name = "perf_event";
 		return BPF_PROG_TYPE_PERF_EVENT;
+	default:
+		break;
 	}
 	return -EINVAL;
 }

@@ -16,6 +16,7 @@ struct perf_probe {
 	/* kprobe: FUNC or MODULE:FUNC; uprobe: canonical absolute path */
 	const char *target;
 	uint64_t offset;	 /* kprobe: from FUNC; uprobe: file offset */
+	uint64_t ref_ctr_offset; /* uprobe (usdt): semaphore file offset */
 	const char *tp_category; /* tracepoint */
 	const char *tp_name;
 	size_t tp_category_col; /* where they start in the command line */

@@ -261,6 +261,7 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
 	case PROBE_KRETPROBE:
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
+	case PROBE_USDT:
 		prog = c->skel->progs.counter_kprobe;
 		break;
 	case PROBE_TRACEPOINT:

@@ -19,6 +19,7 @@
 #include "create.h"
 #include "register.h"
 #include "resolve.h"
+#include "tracing.h"
 #include "uprobe_target.h"
 
 #define MAX_CPUS 1024
@@ -56,8 +57,10 @@ static void perf_probe_fill(const struct probe_spec *p,
 	switch (p->kind) {
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
+	case PROBE_USDT:
 		pp->target = ut->path;
 		pp->offset = ut->offset;
+		pp->ref_ctr_offset = ut->ref_ctr_offset;
 		break;
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE:
@@ -170,6 +173,76 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 	return err;
 }
 
+/*
+ * fentry/fexit/rawtracepoint: one link running its own instance of the
+ * built-in program, which counts into the link's slot (tracing.h).
+ */
+static int link_tracing(const struct probe_spec *p, const char *spec,
+			struct id_list *made, struct bl_error *e)
+{
+	struct counter *c = owned_counter();
+	char target[2 * PROBE_NAME_MAX];
+	struct perf_probe pp = {
+		.kind = p->kind, .target = target, .pid = -1, .cpu = -1};
+	int slot, lfd = -1, err = id_list_reserve(made, 1);
+
+	if (err)
+		return err;
+	kprobe_target(p, target, sizeof(target)); /* [MODULE:]FUNC */
+	slot = counter_slot_alloc(c);
+	if (slot < 0) {
+		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
+		return slot;
+	}
+	lfd = tracing_link_create(p, counter_map_fd(c), slot, e);
+	err = lfd < 0 ? lfd
+		      : link_register(p, NULL, &pp, 0, slot, spec, &lfd, e,
+				      &made->ids[made->len]);
+	if (!err)
+		made->len++;
+	if (err) {
+		if (lfd >= 0)
+			close(lfd);
+		counter_slot_free(c, slot);
+	}
+	return err;
+}
+
+/*
+ * usdt: one uprobe link per location of the probe, each with the
+ * semaphore's ref_ctr_offset and the line as its spec; if one fails, those
+ * made stay in @made for the caller to remove (the line is all-or-nothing).
+ */
+static int usdt_create(const struct probe_spec *p, const char *spec, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
+		       struct bl_error *e)
+{
+	struct uprobe_target *ut = calloc(1, sizeof(*ut));
+	struct usdt_location *locs = NULL;
+	size_t n = 0, i;
+	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
+
+	for (i = 0; !err && i < n; i++) {
+		ut->offset = locs[i].offset;
+		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
+		err = id_list_reserve(made, 1);
+		if (!err)
+			err = link_one(p, ut, -1, spec, e,
+				       &made->ids[made->len]);
+		if (!err)
+			made->len++;
+	}
+	free(locs);
+	free(ut);
+	return err;
+}
+
+static bool probe_is_tracing(const struct probe_spec *p)
+{
+	return p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
+	       p->kind == PROBE_RAWTP;
+}
+
 int probe_create(const struct probe_spec *p, const char *line, size_t len,
 		 pid_t pid, struct id_list *made, struct path_memo *memo,
 		 struct bl_error *e, char *warning, size_t warning_len)
@@ -189,6 +262,15 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	}
 	if (!spec)
 		return -ENOMEM;
+	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {
+		snprintf(spec, len + 32, "%.*s", (int)len, line);
+		err = p->kind == PROBE_USDT
+			      ? usdt_create(p, spec, pid, made, memo, e)
+			      : link_tracing(p, spec, made, e);
+		free(spec);
+		e->err = err;
+		return err;
+	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;

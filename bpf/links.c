@@ -72,13 +72,18 @@ int listed_link_ids(__u32 **out)
 	struct link_id_type *v = NULL;
 	__u32 *ids, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(&dying), n, i, kept = 0;
+	int nd = owned_dying_ids(&dying), n, i, kept = 0, no;
+	__u32 *own = NULL;
 
 	n = nd < 0 ? nd : links_now(&v);
+	/* and this mount's own tracing and raw tracepoint links (issue 15) */
+	no = n < 0 ? n : owned_ids(&own);
+	n = no < 0 ? no : n;
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
 		if (!in_sorted(dying, nd, v[i].id))
 			ids[kept++] = v[i].id;
+	free(own);
 	free(dying);
 	free(v);
 	if (n < 0)

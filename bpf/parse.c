@@ -45,13 +45,26 @@ static const struct {
 	{"tracepoint", "t", PROBE_TRACEPOINT},
 	{"software", "s", PROBE_SOFTWARE},
 	{"hardware", "h", PROBE_HARDWARE},
+	{"fentry", "f", PROBE_FENTRY},
+	{"fexit", "fr", PROBE_FEXIT},
+	{"rawtracepoint", "rt", PROBE_RAWTP},
+	{"usdt", "U", PROBE_USDT},
+	/* aliases: older bpftrace; `type` of a raw tracepoint link */
+	{"kfunc", "kfunc", PROBE_FENTRY},
+	{"kretfunc", "kretfunc", PROBE_FEXIT},
+	{"raw_tracepoint", "raw_tracepoint", PROBE_RAWTP},
 };
 
 #define KIND_BIT(k) (1u << (k))
-#define KINDS_ALL 0x7fu
+#define KINDS_ALL 0x7ffu
 #define KINDS_EVENT (KIND_BIT(PROBE_SOFTWARE) | KIND_BIT(PROBE_HARDWARE))
 #define KINDS_PID                                                              \
-	(KINDS_EVENT | KIND_BIT(PROBE_UPROBE) | KIND_BIT(PROBE_URETPROBE))
+	(KINDS_EVENT | KIND_BIT(PROBE_UPROBE) | KIND_BIT(PROBE_URETPROBE) |    \
+	 KIND_BIT(PROBE_USDT))
+/* tracing and raw tracepoint links: the built-in counter only, for now */
+#define KINDS_TRACING                                                          \
+	(KIND_BIT(PROBE_FENTRY) | KIND_BIT(PROBE_FEXIT) | KIND_BIT(PROBE_RAWTP))
+#define KINDS_PERF (KINDS_ALL & ~KINDS_TRACING)
 
 static const struct {
 	const char *key;
@@ -59,12 +72,15 @@ static const struct {
 	unsigned int kinds; /* KIND_BIT()s it applies to */
 	const char *where;  /* for the message when it does not apply */
 } options[] = {
-	{"cookie", OPT_COOKIE, KINDS_ALL, NULL},
-	{"pid", OPT_PID, KINDS_PID, "uprobes and software/hardware events"},
+	{"cookie", OPT_COOKIE, KINDS_PERF,
+	 "perf-event links (not fentry, fexit, rawtracepoint)"},
+	{"pid", OPT_PID, KINDS_PID,
+	 "uprobes, usdt and software/hardware events"},
 	{"cpu", OPT_CPU, KINDS_EVENT, "software/hardware events"},
 	{"period", OPT_PERIOD, KINDS_EVENT, "software/hardware events"},
 	{"freq", OPT_FREQ, KINDS_EVENT, "software/hardware events"},
-	{"prog", OPT_PROG, KINDS_ALL, NULL},
+	{"prog", OPT_PROG, KINDS_PERF,
+	 "perf-event links (not fentry, fexit, rawtracepoint)"},
 };
 
 const char *probe_kind_name(enum probe_kind kind)
@@ -427,6 +443,60 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 	return 0;
 }
 
+/*
+ * fentry:[MODULE:]FUNC, fexit:[MODULE:]FUNC, rawtracepoint:[MODULE:]NAME:
+ * no offset; the columns place the caret of a function the kernel refuses.
+ */
+static int parse_kfunc(struct lexer *lx, struct probe_spec *p)
+{
+	size_t e = tok_end(lx, lx->pos);
+	int err;
+
+	p->path_col = lx->pos;
+	if (memchr(lx->s + lx->pos, ':', e - lx->pos)) {
+		err = scan_name(lx, is_module_char, ":", p->path,
+				PROBE_NAME_MAX, "module name");
+		if (err)
+			return err;
+		lx->pos++;
+	}
+	p->symbol_col = lx->pos;
+	return scan_name(lx, is_ksym_char, "", p->symbol, sizeof(p->symbol),
+			 p->kind == PROBE_RAWTP ? "tracepoint name"
+						: "function name");
+}
+
+/* USDT providers and names are C identifiers (sys/sdt.h pastes them). */
+static bool is_usdt_char(unsigned char c)
+{
+	return is_alnum(c) || c == '_';
+}
+
+/* usdt:PATH:[PROVIDER:]NAME */
+static int parse_usdt(struct lexer *lx, struct probe_spec *p)
+{
+	size_t e;
+	int err;
+
+	p->path_col = lx->pos;
+	err = parse_path(lx, p->path, sizeof(p->path), true, "path");
+	if (!err)
+		err = expect_colon(lx, "a probe name after the path");
+	if (err)
+		return err;
+	p->provider_col = p->symbol_col = lx->pos;
+	e = tok_end(lx, lx->pos);
+	if (memchr(lx->s + lx->pos, ':', e - lx->pos)) {
+		err = scan_name(lx, is_usdt_char, ":", p->provider,
+				sizeof(p->provider), "USDT provider");
+		if (err)
+			return err;
+		p->symbol_col = ++lx->pos;
+	}
+	return scan_name(lx, is_usdt_char, "", p->symbol, sizeof(p->symbol),
+			 "USDT probe name");
+}
+
 /* tracepoint:CATEGORY:NAME */
 static int parse_tracepoint(struct lexer *lx, struct probe_spec *p)
 {
@@ -624,6 +694,14 @@ static int parse_probe(struct lexer *lx, struct probe_spec *p)
 		break;
 	case PROBE_TRACEPOINT:
 		err = parse_tracepoint(lx, p);
+		break;
+	case PROBE_FENTRY:
+	case PROBE_FEXIT:
+	case PROBE_RAWTP:
+		err = parse_kfunc(lx, p);
+		break;
+	case PROBE_USDT:
+		err = parse_usdt(lx, p);
 		break;
 	default:
 		err = parse_event(lx, p);

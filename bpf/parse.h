@@ -25,6 +25,10 @@ enum probe_kind {
 	PROBE_TRACEPOINT,
 	PROBE_SOFTWARE,
 	PROBE_HARDWARE,
+	PROBE_FENTRY,
+	PROBE_FEXIT,
+	PROBE_RAWTP,
+	PROBE_USDT,
 };
 
 /* Bits of probe_spec.opts: which OPTIONs the line gave. */
@@ -43,13 +47,19 @@ struct probe_spec {
 	 * uprobe/uretprobe: path as written, quotes removed, not resolved.
 	 * kprobe: MODULE when given as MODULE:FUNC, else empty.
 	 * tracepoint: CATEGORY.
+	 * fentry/fexit/rawtracepoint: MODULE when given, else empty.
+	 * usdt: PATH as for uprobes.
 	 */
 	char path[PATH_MAX];
 	/*
 	 * kprobe: FUNC; uprobe: SYMBOL (empty when by_offset);
-	 * tracepoint: NAME; software/hardware: event name as written.
+	 * tracepoint: NAME; software/hardware: event name as written;
+	 * fentry/fexit: FUNC; rawtracepoint: NAME; usdt: the probe's NAME.
 	 */
 	char symbol[PROBE_NAME_MAX];
+	/* usdt: PROVIDER when given, else empty; its column */
+	char provider[PROBE_NAME_MAX];
+	size_t provider_col;
 	/* 0-based columns of path and symbol in the line (for a caret) */
 	size_t path_col;
 	size_t symbol_col;

@@ -453,6 +453,23 @@ static int slots_claim(const struct pin_meta *m)
 	return err;
 }
 
+/*
+ * Links this daemon makes: perf-event links, the tracing and raw
+ * tracepoint links of fentry/fexit/rawtracepoint lines (their record
+ * says which), and the multi links of wildcard lines.
+ */
+static bool adoptable(__u32 link_type, __u32 probe_kind)
+{
+	if (link_type == LINK_TYPE_PERF_EVENT)
+		return probe_kind != PROBE_FENTRY &&
+		       probe_kind != PROBE_FEXIT && probe_kind != PROBE_RAWTP;
+	if (link_type == LINK_TYPE_RAW_TRACEPOINT)
+		return probe_kind == PROBE_RAWTP;
+	if (link_type == LINK_TYPE_TRACING)
+		return probe_kind == PROBE_FENTRY || probe_kind == PROBE_FEXIT;
+	return multi_link_type(link_type); /* wildcard lines */
+}
+
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
 static int adopt_one(const char *name, const struct pin_owner *owner)
 {
@@ -466,11 +483,10 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 		err = -errno;
 	if (!err)
 		err = link_info_read_fd(fd, &own->f, sizeof(own->f.name));
-	if (!err && own->f.link_type != LINK_TYPE_PERF_EVENT &&
-	    !multi_link_type(own->f.link_type))
-		err = -EINVAL;
 	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
 		err = -ENOENT;
+	if (!err && !adoptable(own->f.link_type, m->probe_kind))
+		err = -EINVAL;
 	if (!err && m->slot > 0)
 		err = slots_claim(m);
 	if (!err) {
@@ -488,7 +504,7 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
-			err == -EINVAL	 ? "not a perf-event or multi link"
+			err == -EINVAL	 ? "not a link this daemon makes"
 			: err == -ENOENT ? "no record of it (damaged entry)"
 					 : strerror(-err));
 	if (fd >= 0)

@@ -55,11 +55,16 @@ static void fields_from_probe(const struct probe_spec *p,
 		[PROBE_TRACEPOINT] = PERF_LINK_TRACEPOINT,
 		[PROBE_SOFTWARE] = PERF_LINK_EVENT,
 		[PROBE_HARDWARE] = PERF_LINK_EVENT,
+		[PROBE_FENTRY] = PERF_LINK_UNSPEC, /* not perf links */
+		[PROBE_FEXIT] = PERF_LINK_UNSPEC,
+		[PROBE_RAWTP] = PERF_LINK_UNSPEC,
+		[PROBE_USDT] = PERF_LINK_UPROBE,
 	};
 
 	f->kind = kinds[p->kind];
 	f->cookie = cookie;
 	f->offset = pp->offset;
+	f->ref_ctr_offset = pp->ref_ctr_offset;
 	f->config = pp->config;
 	f->event_type = pp->perf_type;
 	snprintf(f->name, sizeof(f->name), "%s",

@@ -74,7 +74,7 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 				.symbol_col = p->symbol_col,
 				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
-	int err = 0;
+	int err;
 
 	if (!canon)
 		return -ENOMEM;
@@ -83,6 +83,31 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				     p->offset, p->by_offset,
 				     p->kind == PROBE_URETPROBE, ut, &te);
+	free(canon);
+	if (err) {
+		*e = te.e;
+		e->err = err;
+	}
+	return err;
+}
+
+int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
+		 struct uprobe_target *ut, struct usdt_location **locs,
+		 size_t *n, struct bl_error *e)
+{
+	/* an unknown probe: the caret under [PROVIDER:]NAME */
+	struct uprobe_err te = {.path_col = p->path_col,
+				.symbol_col = p->provider_col,
+				.e.column = p->path_col};
+	char *canon = malloc(PATH_MAX);
+	int err;
+
+	if (!canon)
+		return -ENOMEM;
+	err = resolve_uprobe_file(p, pid, memo, canon, &te);
+	if (!err)
+		err = uprobe_usdt_resolve(canon, p->provider, p->symbol, locs,
+					  n, ut, &te);
 	free(canon);
 	if (err) {
 		*e = te.e;

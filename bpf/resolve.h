@@ -13,6 +13,7 @@
 #include "error.h"
 #include "parse.h"
 #include "uprobe_target.h"
+#include "uprobe_usdt.h"
 
 /**
  * probe_cpus() - the CPUs a probe goes on: -1 (any) for probes, the cpu=
@@ -43,5 +44,17 @@ int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
 int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct path_memo *memo, struct uprobe_target *ut,
 		   struct bl_error *e);
+
+/**
+ * resolve_usdt() - a USDT probe's PATH (as for uprobes) and
+ * [PROVIDER:]NAME to its locations (uprobe_usdt_resolve())
+ * @ut: out, the file (path, device, inode)
+ * @locs: out, malloc'd, @n entries: file offsets and semaphore offsets
+ * @e: on failure, the error, its caret under PATH or [PROVIDER:]NAME
+ * Return: 0 or -errno.
+ */
+int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
+		 struct uprobe_target *ut, struct usdt_location **locs,
+		 size_t *n, struct bl_error *e);
 
 #endif

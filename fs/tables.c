@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tracing.h"
 #include "attach.h"
 #include "can_create.h"
 #include "access.h"

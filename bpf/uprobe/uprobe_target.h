@@ -3,6 +3,7 @@
  * Uprobe targets: path and symbol resolution with libelf (our policy).
  * This is bpf/uprobe/'s public face; its files, one header each, call
  * each other one way only, from the top down:
+ *   uprobe_usdt.c    a USDT probe -> its file offsets (uprobe_usdt.h)
  *   uprobe_target.c  SYMBOL -> file offset (uprobe_resolve())
  *   uprobe_path.c    a PATH or bare name -> the file (uprobe_resolve_path())
  *   uprobe_view.c    a PATH in the writer's view of the file system
@@ -29,6 +30,7 @@ struct uprobe_target {
 	uint64_t offset;     /* file offset of the probed instruction */
 	dev_t dev;	     /* of the file that was resolved */
 	ino_t ino;
+	uint64_t ref_ctr_offset; /* usdt: file offset of the semaphore, or 0 */
 	char warning[256]; /* non-empty: a warning for error_log (IFUNC ...) */
 };
 

@@ -25,7 +25,7 @@ static void check_probe(const struct probe_spec *p)
 {
 	int events = p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE;
 
-	check(p->kind >= PROBE_KPROBE && p->kind <= PROBE_HARDWARE);
+	check(p->kind >= PROBE_KPROBE && p->kind <= PROBE_USDT);
 	check(terminated(p->path, sizeof(p->path)));
 	check(terminated(p->symbol, sizeof(p->symbol)));
 	check(terminated(p->prog, sizeof(p->prog)));
@@ -45,6 +45,10 @@ static void check_probe(const struct probe_spec *p)
 		check(!p->symbol[0]);
 	else if (p->kind != PROBE_TRACEPOINT)
 		check(p->symbol[0] != '\0');
+	check(terminated(p->provider, sizeof(p->provider)));
+	if (p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
+	    p->kind == PROBE_RAWTP)
+		check(!(p->opts & (OPT_PROG | OPT_COOKIE | OPT_PID)));
 	if (p->kind == PROBE_URETPROBE && !p->by_offset)
 		check(p->offset == 0);
 }

@@ -43,6 +43,7 @@ struct row {
 	uint64_t period;
 	uint64_t freq;
 	const char *prog;
+	const char *provider; /* usdt; NULL: expect "" */
 };
 
 /* clang-format off: one row per line reads better */
@@ -277,6 +278,48 @@ static const struct row rows[] = {
 	BAD("s:cpu-clock pid=1x", 17, "'1x'"),
 	BAD("s:cpu-clock pid=+1", 16, "'+1'"),
 	BAD("kprobe:foo cookie=1 prog=/sys/fs/bpf/p cookie=2", 39, "twice"),
+	/* fentry, fexit, rawtracepoint, usdt (issue 15) */
+	{L("fentry:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY,
+	 .symbol = "vfs_read"},
+	{L("f:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY, .symbol = "vfs_read"},
+	{L("kfunc:ext4:ext4_file_open"), 0, PROBE, .pk = PROBE_FENTRY,
+	 .path = "ext4", .symbol = "ext4_file_open"},
+	{L("fexit:do_sys_openat2"), 0, PROBE, .pk = PROBE_FEXIT,
+	 .symbol = "do_sys_openat2"},
+	{L("fr:x"), 0, PROBE, .pk = PROBE_FEXIT, .symbol = "x"},
+	{L("kretfunc:nf_tables:nft_do_chain"), 0, PROBE, .pk = PROBE_FEXIT,
+	 .path = "nf_tables", .symbol = "nft_do_chain"},
+	{L("rawtracepoint:sched_switch"), 0, PROBE, .pk = PROBE_RAWTP,
+	 .symbol = "sched_switch"},
+	{L("rt:sched_process_exec"), 0, PROBE, .pk = PROBE_RAWTP,
+	 .symbol = "sched_process_exec"},
+	{L("raw_tracepoint:xhci-hcd:xhci_urb_giveback"), 0, PROBE,
+	 .pk = PROBE_RAWTP, .path = "xhci-hcd", .symbol = "xhci_urb_giveback"},
+	{L("usdt:/bin/x:prov:name"), 0, PROBE, .pk = PROBE_USDT,
+	 .path = "/bin/x", .symbol = "name", .provider = "prov"},
+	{L("U:libc:setjmp pid=7"), 0, PROBE, .pk = PROBE_USDT, .path = "libc",
+	 .symbol = "setjmp", .opts = OPT_PID, .pid = 7},
+	{L("U:\"/a b:c\":p:n"), 0, PROBE, .pk = PROBE_USDT, .path = "/a b:c",
+	 .symbol = "n", .provider = "p"},
+	{L("U:/x:p:n prog=/sys/fs/bpf/p cookie=3"), 0, PROBE, .pk = PROBE_USDT,
+	 .path = "/x", .symbol = "n", .provider = "p",
+	 .opts = OPT_PROG | OPT_COOKIE, .cookie = 3, .prog = "/sys/fs/bpf/p"},
+	BAD("fentry:", 7, "expected a function name"),
+	BAD("fentry:vfs_read+4", 15, "'vfs_read+4'"),
+	BAD("fexit:a:b:c", 9, "'b:c'"),
+	BAD("f:ext4:", 7, "expected a function name"),
+	BAD("rt:sched_switch pid=1", 16, "applies to"),
+	BAD("rt:sched_switch prog=/sys/fs/bpf/p", 16, "applies to"),
+	BAD("f:vfs_read cookie=1 prog=/p", 11, "applies to"),
+	BAD("fr:vfs_read cpu=0", 12, "applies to"),
+	BAD("usdt:/x", 7, "expected ':'"),
+	BAD("usdt:/x:", 8, "expected a USDT probe name"),
+	BAD("usdt:/x:p:", 10, "expected a USDT probe name"),
+	BAD("usdt:/x:p:n:m", 11, "'n:m'"),
+	BAD("usdt:/x:p-q:n", 9, "'p-q:n'"),
+	BAD("usdt:/x:n cpu=1", 10, "applies to"),
+	BAD("Usdt:/x:n", 0, "unknown probe type"),
+	BAD("fentry:vfs_read cookie=1", 16, "applies to"),
 	/* control bytes */
 	BAD("k:foo\0bar", 5, "0x00"),
 	BAD("\0", 0, "0x00"),
@@ -319,6 +362,7 @@ static void probe_matches(const struct row *r, const struct probe_spec *p)
 	       (unsigned long long)p->period);
 	EXPECT(p->freq == r->freq, "freq %llu", (unsigned long long)p->freq);
 	EXPECT(streq0(p->prog, r->prog), "prog '%s'", p->prog);
+	EXPECT(streq0(p->provider, r->provider), "provider '%s'", p->provider);
 }
 
 static void row_matches(const struct row *r, int ret,
@@ -434,11 +478,12 @@ static void test_lengths(void)
 static void test_kind_names(void)
 {
 	static const char *const names[] = {
-		"kprobe",     "kretprobe", "uprobe",  "uretprobe",
-		"tracepoint", "software",  "hardware"};
+		"kprobe",     "kretprobe",     "uprobe",   "uretprobe",
+		"tracepoint", "software",      "hardware", "fentry",
+		"fexit",      "rawtracepoint", "usdt"};
 	enum probe_kind k;
 
-	for (k = PROBE_KPROBE; k <= PROBE_HARDWARE; k++)
+	for (k = PROBE_KPROBE; k <= PROBE_USDT; k++)
 		EXPECT(!strcmp(probe_kind_name(k), names[k]), "kind %d: '%s'",
 		       k, probe_kind_name(k));
 	group_end("probe_kind_name() of every kind");
@@ -456,6 +501,8 @@ static void test_columns(void)
 		{"t:sched:sched_switch", "sched", "sched_switch"},
 		{"\ttracepoint:syscalls:sys_enter_getpid", "syscalls",
 		 "sys_enter_getpid"},
+		{"f:ext4:ext4_file_open", "ext4", "ext4_file_open"},
+		{"usdt:/bin/x:prov:name", "/bin/x", "name"},
 	};
 	struct parsed_cmd cmd;
 	struct bl_error perr;

@@ -507,6 +507,39 @@ test_multi() {
 		fail "kprobe glob removal"
 }
 
+# fentry/fexit/rawtracepoint (issue 15): count execs the test drives where
+# the kernel has them (features), else a clear error and no link.
+test_kinds() {
+	local spec id want sys hits i
+	case $(uname -m) in
+	x86_64) sys=__x64_sys_execve ;;
+	aarch64) sys=__arm64_sys_execve ;;
+	*) skip "fentry: no syscall name for $(uname -m)"; return ;;
+	esac
+	for spec in "fentry:$sys" "fexit:$sys" rawtracepoint:sched_process_exec; do
+		want=$(feature fentry)
+		[ "${spec%%:*}" = rawtracepoint ] && want=$(feature rawtracepoint)
+		if [ "$want" != 1 ]; then
+			expect_ctl_error "$spec" "$spec without kernel support"
+			continue
+		fi
+		id=$(ctl "$spec")
+		if [ -z "$id" ]; then
+			fail "$spec: $(cat "$WORK/ctl.err")"
+			continue
+		fi
+		eq "$spec spec" "$spec" "$(rd "$MNT/$id/spec")"
+		for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done
+		hits=$(rd "$MNT/$id/hits")
+		[[ $hits =~ ^[0-9]+$ ]] && ((hits >= 10)) &&
+			ok "$spec hits ($hits) after 10 execs" ||
+			fail "$spec hits: '$hits' after 10 execs"
+		ctl_rm "$id" && [ ! -d "$MNT/$id" ] && ok "$spec removed" ||
+			fail "$spec removal"
+	done
+	expect_ctl_error "fentry:bpflinkfs_no_such_function" "fentry not in BTF"
+}
+
 main() {
 	echo "# kernel $(uname -r)"
 	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
@@ -521,6 +554,7 @@ main() {
 		test_foreign
 		test_control
 		test_multi
+		test_kinds
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracing (fentry/fexit) and raw tracepoint links with the built-in
+ * counter: the target found in kernel BTF, a program instance loaded per
+ * link with its counter slot (progs/counter_tracing.bpf.c), the link.
+ */
+#ifndef BPFLINKFS_TRACING_H
+#define BPFLINKFS_TRACING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "parse.h"
+
+/**
+ * tracing_link_create() - a fentry, fexit or raw tracepoint link that
+ * counts into @slot of the hits map @hits_fd
+ * @p: the parsed probe (PROBE_FENTRY, PROBE_FEXIT or PROBE_RAWTP); its
+ *     path (MODULE) and symbol (FUNC or NAME), with their columns
+ * @hits_fd: the counter's hits map (counter_map_fd())
+ * @slot: the counter slot the new program instance counts into
+ * @e: on failure, the message and the caret (under MODULE or FUNC)
+ *
+ * fentry/fexit: FUNC's BTF id from /sys/kernel/btf/vmlinux, or from
+ * /sys/kernel/btf/MODULE (loaded with that module's BTF object fd); the
+ * program is BPF_PROG_TYPE_TRACING with expected_attach_type
+ * BPF_TRACE_FENTRY/FEXIT; the link is BPF_LINK_CREATE. rawtracepoint:
+ * BPF_RAW_TRACEPOINT_OPEN of NAME.
+ *
+ * Return: a link fd, or -ENOENT (no such function in BTF, no such module
+ * or raw tracepoint), -EOPNOTSUPP (the kernel or host cannot load
+ * trampoline programs: EPERM at load as root, or no kernel BTF), or the
+ * kernel's -errno (e.g. a function that cannot be traced).
+ */
+int tracing_link_create(const struct probe_spec *p, int hits_fd, uint32_t slot,
+			struct bl_error *e);
+
+/**
+ * tracing_supported() - can fentry/fexit programs be loaded and attached
+ * here? Loads a fentry program on a vmlinux function (once, the answer is
+ * kept) and attaches nothing.
+ */
+bool tracing_supported(void);
+
+/**
+ * rawtracepoint_supported() - can raw tracepoint programs be loaded here?
+ * (BPF_PROG_TYPE_RAW_TRACEPOINT, once, the answer is kept)
+ */
+bool rawtracepoint_supported(void);
+
+#endif

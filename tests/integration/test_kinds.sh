@@ -1,0 +1,322 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# More probe kinds from control (issue 15): rawtracepoint counts the test's
+# execs; fentry/fexit either count a syscall the test drives (a kernel
+# that loads trampoline programs) or fail with a clear error and no link
+# (this host: whether the kernel loads a fentry program at all is found
+# independently with bpftool); USDT probes of a <sys/sdt.h> fixture, with
+# offsets and semaphore offsets from `readelf -n`/`readelf -lW`, hits equal
+# to the calls, the semaphore raised in the process while linked (read
+# through /proc/PID/mem) and lowered after removal; errors with the caret;
+# removal by -ID, rmdir, -* and unmount; pin_dir adoption.
+
+HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+source "$HERE/lib.sh"
+source "$HERE/lib_control.sh"
+
+bl_setup
+for tool in gcc clang readelf bpftool python3; do
+	command -v $tool >/dev/null || skip "$tool is not installed"
+done
+[ -r /sys/kernel/btf/vmlinux ] || skip "no kernel BTF"
+SDT_H=$(echo '#include <sys/sdt.h>' | gcc -E -M - 2>/dev/null | grep -o '[^ ]*sys/sdt.h')
+[ -n "$SDT_H" ] || skip "no <sys/sdt.h> (Debian: systemtap-sdt-dev)"
+grep -q ' /sys/fs/bpf bpf ' /proc/mounts ||
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
+	skip "no bpffs at /sys/fs/bpf"
+PIN=/sys/fs/bpf/bpflinkfs-kinds-$$
+trap 'rm -rf "$PIN" "/sys/fs/bpf/bpflinkfs-fentry-$$"; bl_cleanup' EXIT
+
+# err_at WHAT ERRNO COLUMN NEEDLE SPEC: writing SPEC fails with ERRNO, the
+# newest error_log entry has its caret at COLUMN and holds NEEDLE.
+err_at() {
+	local got last
+	got=$(ctl_write "$5"$'\n')
+	assert_eq "$1: errno" "$2" "$got"
+	last=$(errlog_entries | tail -n 1)
+	assert_eq "$1: caret" "$3" "$(cut -f4 <<<"$last")"
+	assert_match "$1: message" "$4" "$(cut -f6 <<<"$last")"
+}
+
+# bpftool_link_field ID KEY: a field of `bpftool link show id ID -j`
+bpftool_link_field() {
+	bpftool link show id "$1" -j | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get(sys.argv[1], ""))' "$2"
+}
+
+bl_mount
+
+# ---- rawtracepoint: counts the test's execs ----
+mapfile -t RT < <(ctl_create "rawtracepoint:sched_process_exec"$'\n') ||
+	fail "rawtracepoint:sched_process_exec refused: $(tail -n 3 "$MNT/error_log")"
+RT_ID=${RT[0]:-0}
+assert_eq "raw_tracepoint link type (bpftool)" raw_tracepoint \
+	"$(bpftool_link_field "$RT_ID" type)"
+assert_eq "raw_tracepoint name (bpftool)" sched_process_exec \
+	"$(bpftool_link_field "$RT_ID" tp_name)"
+assert_eq "rt spec" "rawtracepoint:sched_process_exec" "$(cat "$MNT/$RT_ID/spec")"
+assert_true "rt link listed in the root" bash -c "ls '$MNT' | grep -qx '$RT_ID'"
+assert_true "rt link in links" bash -c "cut -f1 '$MNT/links' | grep -qx '$RT_ID'"
+before=$(cat "$MNT/$RT_ID/hits")
+N=25
+for ((i = 0; i < N; i++)); do /bin/true; done
+after=$(cat "$MNT/$RT_ID/hits")
+assert_true "rt hits grew by at least $N ($before -> $after)" \
+	test $((after - before)) -ge $N
+# a second one on the same raw tracepoint counts too (its own instance)
+mapfile -t RT2 < <(ctl_create "rt:sched_process_exec"$'\n')
+/bin/true
+assert_true "second rt link counts" test "$(cat "$MNT/${RT2[0]:-0}/hits")" -ge 1
+# read-back, where the tree shows type and name of raw tracepoint links
+if [ -e "$MNT/$RT_ID/type" ] && [ -e "$MNT/$RT_ID/name" ]; then
+	mapfile -t RB < <(ctl_create "$(cat "$MNT/$RT_ID/type"):$(cat "$MNT/$RT_ID/name")"$'\n')
+	assert_eq "read-back makes a raw tracepoint link" raw_tracepoint \
+		"$(bpftool_link_field "${RB[0]:-0}" type)"
+fi
+rmdir "$MNT/${RT2[0]}" || fail "rmdir of a rt link"
+bl_link_gone "rmdir detaches the rt link" "${RT2[0]}"
+rm_id=$RT_ID
+ctl_write "-$rm_id"$'\n' >/dev/null
+bl_link_gone "-ID detaches the rt link" "$rm_id"
+err_at "unknown raw tracepoint" ENOENT 3 "no raw tracepoint" \
+	"rt:bpflinkfs_no_such_tp"
+err_at "unknown module of a raw tracepoint" ENOENT 3 "no module" \
+	"rt:bpflinkfs_no_mod:sched_switch"
+
+# ---- fentry/fexit ----
+case $(uname -m) in
+x86_64) SYSFN=__x64_sys_getppid ;;
+aarch64) SYSFN=__arm64_sys_getppid ;;
+*) SYSFN= ;;
+esac
+# does this kernel load a fentry program at all? (bpftool, not the daemon)
+cat >"$WORK/f.bpf.c" <<EOF
+#include <linux/bpf.h>
+#define SEC(n) __attribute__((section(n), used))
+SEC("fentry/$SYSFN") int f(void *ctx) { return 0; }
+char LICENSE[] SEC("license") = "GPL";
+EOF
+clang -g -O2 -target bpf -I/usr/include/$(gcc -print-multiarch) \
+	-c "$WORK/f.bpf.c" -o "$WORK/f.bpf.o" || die "clang fentry object"
+if bpftool prog load "$WORK/f.bpf.o" "/sys/fs/bpf/bpflinkfs-fentry-$$" \
+	2>"$WORK/fentry.err"; then
+	FENTRY=1
+	rm -f "/sys/fs/bpf/bpflinkfs-fentry-$$"
+else
+	FENTRY=0
+fi
+assert_eq "features fentry (bpftool prog load says $FENTRY)" "fentry $FENTRY" \
+	"$(grep '^fentry ' "$MNT/features")"
+assert_eq "features rawtracepoint" "rawtracepoint 1" \
+	"$(grep '^rawtracepoint ' "$MNT/features")"
+assert_eq "features usdt" "usdt 1" "$(grep '^usdt ' "$MNT/features")"
+if [ "$FENTRY" = 1 ] && [ -n "$SYSFN" ]; then
+	for kind in fentry fexit; do
+		mapfile -t F < <(ctl_create "$kind:$SYSFN"$'\n')
+		assert_eq "$kind link type (bpftool)" tracing \
+			"$(bpftool_link_field "${F[0]:-0}" type)"
+		before=$(cat "$MNT/${F[0]}/hits")
+		python3 -c 'import os
+for i in range(1000): os.getppid()'
+		after=$(cat "$MNT/${F[0]}/hits")
+		assert_true "$kind hits grew by at least 1000 ($before -> $after)" \
+			test $((after - before)) -ge 1000
+		ctl_write "-${F[0]}"$'\n' >/dev/null
+		bl_link_gone "$kind link removed" "${F[0]}"
+	done
+else
+	links_before=$(daemon_link_ids)
+	for spec in "fentry:vfs_read" "fexit:vfs_read" "kfunc:vfs_read"; do
+		col=$((${#spec} - 8))
+		err_at "$spec on a kernel that refuses trampolines" EOPNOTSUPP \
+			"$col" "refuses to load" "$spec"
+	done
+	assert_eq "no link made by refused fentry lines" "$links_before" \
+		"$(daemon_link_ids)"
+fi
+# a function that is not in BTF: ENOENT under FUNC (checked against BTF)
+bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpflinkfs_nope'" &&
+	die "bpflinkfs_nope is in BTF?"
+err_at "fentry of a function not in BTF" ENOENT 7 "no function" \
+	"fentry:bpflinkfs_nope"
+err_at "fexit in a module that is not there" ENOENT 6 "no module" \
+	"fexit:bpflinkfs_nomod:x"
+
+# ---- usdt ----
+S=$WORK/usdt
+mkdir -p "$S"
+cat >"$S/main.c" <<'EOF'
+#define _SDT_HAS_SEMAPHORES 1
+#include <sys/sdt.h>
+#include <stdlib.h>
+#include <unistd.h>
+unsigned short kt_guarded_semaphore __attribute__((unused, section(".probes")));
+void twice_a(unsigned long i);
+void twice_b(unsigned long i);
+int main(int argc, char **argv)
+{
+	unsigned long i, n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1;
+	char c;
+
+	/* "wait": a byte on stdin before the calls and one after them */
+	if (argc > 2 && read(0, &c, 1) != 1)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (kt_guarded_semaphore)
+			DTRACE_PROBE1(kt, guarded, i);
+		twice_a(i);
+		twice_b(i);
+	}
+	if (argc > 2 && read(0, &c, 1) != 1)
+		return 2;
+	return 0;
+}
+EOF
+cat >"$S/two.c" <<'EOF'
+#include <sys/sdt.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void twice_a(unsigned long i)
+{ DTRACE_PROBE1(kt, twice, i); DTRACE_PROBE(kt, dup); sink += i; }
+__attribute__((noinline)) void twice_b(unsigned long i)
+{ DTRACE_PROBE1(kt, twice, i); DTRACE_PROBE(other, dup); sink ^= i; }
+EOF
+gcc -O1 -o "$S/fix" "$S/main.c" "$S/two.c" || die "gcc usdt fixture"
+FIX=$S/fix
+# expected: readelf -n locations and semaphores, as file offsets through
+# readelf -lW's PT_LOAD segments (prelink base adjustment included)
+readelf -nW "$FIX" >"$S/notes" && readelf -SW "$FIX" >"$S/sects" &&
+	readelf -lW "$FIX" >"$S/phdrs" || die readelf
+python3 - "$S/notes" "$S/sects" "$S/phdrs" >"$S/expect" <<'EOF'
+import re, sys
+notes, sects, phdrs = (open(f).read() for f in sys.argv[1:])
+m = re.search(r'\]\s+\.stapsdt\.base\s+\S+\s+([0-9a-f]+)', sects)
+base = int(m.group(1), 16) if m else 0
+loads = [tuple(int(x, 16) for x in m.groups()) for m in re.finditer(
+    r'LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+\s+(0x[0-9a-f]+)', phdrs)]
+def off(v):
+    for o, va, sz in loads:
+        if va <= v < va + sz:
+            return v - va + o
+    sys.exit("address %#x in no PT_LOAD" % v)
+for m in re.finditer(r'Provider: (\S+)\s+Name: (\S+)\s+Location: (0x[0-9a-f]+), '
+                     r'Base: (0x[0-9a-f]+), Semaphore: (0x[0-9a-f]+)', notes):
+    prov, name, loc, nbase, sema = m.groups()
+    pc = int(loc, 16) + (base - int(nbase, 16) if base else 0)
+    s = int(sema, 16)
+    print(prov, name, hex(off(pc)), hex(off(s)) if s else "0x0",
+          hex(s))
+EOF
+[ -s "$S/expect" ] || die "no USDT notes in the fixture"
+want_twice=$(awk '$1 == "kt" && $2 == "twice" {print $3}' "$S/expect" | sort)
+want_guard=$(awk '$1 == "kt" && $2 == "guarded" {print $3}' "$S/expect")
+want_sema=$(awk '$1 == "kt" && $2 == "guarded" {print $4}' "$S/expect")
+sema_vaddr=$(awk '$1 == "kt" && $2 == "guarded" {print $5}' "$S/expect")
+assert_eq "fixture: kt:twice has two locations" 2 "$(wc -l <<<"$want_twice")"
+
+mapfile -t TW < <(cd "$S" && ctl_create "U:./fix:kt:twice"$'\n')
+assert_eq "kt:twice: one link per location" 2 "${#TW[@]}"
+got=$(for id in "${TW[@]}"; do cat "$MNT/$id/offset"; done | sort)
+assert_eq "kt:twice offsets (readelf -n)" "$want_twice" "$got"
+for id in "${TW[@]}"; do
+	assert_eq "kt:twice spec of $id" "U:./fix:kt:twice" "$(cat "$MNT/$id/spec")"
+done
+mapfile -t GU < <(ctl_create "usdt:$FIX:guarded"$'\n')
+G=${GU[0]:-0}
+assert_eq "kt:guarded offset (readelf -n)" "$want_guard" "$(cat "$MNT/$G/offset")"
+if [ -e "$MNT/$G/ref_ctr_offset" ]; then
+	assert_eq "kt:guarded ref_ctr_offset (readelf -n, -lW)" "$want_sema" \
+		"$(cat "$MNT/$G/ref_ctr_offset")"
+fi
+"$FIX" 7
+for id in "${TW[@]}" "$G"; do
+	assert_eq "hits of $id after 7 calls" 7 "$(cat "$MNT/$id/hits")"
+done
+
+# the semaphore, read in a running process while linked and after removal
+# (the process waits on a fifo; its load base from /proc/PID/maps)
+mkfifo "$S/in"
+"$FIX" 3 wait <"$S/in" &
+FPID=$!
+exec {FD}>"$S/in"
+sema_now() {
+	python3 - "$FPID" "$FIX" "$sema_vaddr" <<'EOF'
+import sys
+pid, path, vaddr = sys.argv[1], sys.argv[2], int(sys.argv[3], 16)
+base = None
+for l in open("/proc/%s/maps" % pid):
+    f = l.split()
+    if len(f) >= 6 and f[5] == path and int(f[2], 16) == 0:
+        base = int(f[0].split("-")[0], 16)
+        break
+if base is None:
+    sys.exit("fixture not mapped")
+with open("/proc/%s/mem" % pid, "rb") as m:
+    m.seek(base + vaddr)
+    print(int.from_bytes(m.read(2), "little"))
+EOF
+}
+for i in $(seq 50); do grep -q "$FIX" /proc/$FPID/maps 2>/dev/null && break; sleep 0.1; done
+assert_true "semaphore raised while linked" test "$(sema_now)" -ge 1
+ctl_write "-$G"$'\n' >/dev/null
+bl_link_gone "-ID detaches the usdt link" "$G"
+assert_eq "semaphore back to 0 after removal" 0 "$(sema_now)"
+printf 'xx' >&$FD
+exec {FD}>&-
+wait $FPID
+assert_eq "twice hits with the semaphore gone" 10 "$(cat "$MNT/${TW[0]}/hits")"
+
+cd "$S" || die cd
+err_at "unknown USDT provider" ENOENT 8 "kt:guarded" "U:./fix:zz:twice"
+err_at "unknown USDT provider lists the probes" ENOENT 8 "kt:twice" "U:./fix:zz:twice"
+err_at "unknown USDT name" ENOENT 8 "no USDT probe 'nope'" "U:./fix:nope"
+err_at "USDT name of two providers" EINVAL 8 "several providers" "U:./fix:dup"
+err_at "file without USDT notes" ENOENT 2 "no USDT probes" "U:/bin/true:x"
+err_at "no such file" ENOENT 2 "" "U:./nofile:kt:twice"
+cd / || die cd
+PYL=()
+mapfile -t DUP < <(ctl_create "U:$FIX:other:dup"$'\n')
+assert_eq "other:dup: one location" 1 "${#DUP[@]}"
+# a USDT probe of a program Debian ships: python3's gc__start (semaphore
+# guarded), driven by gc.collect(); other Python processes may add hits
+PY=$(readlink -f "$(command -v python3)")
+if readelf -nW "$PY" | grep -q "Name: gc__start"; then
+	mapfile -t PYL < <(ctl_create "U:python3:python:gc__start"$'\n')
+	assert_true "python3 gc__start link" test -n "${PYL[0]:-}"
+	python3 -c 'import gc
+for i in range(20): gc.collect()'
+	assert_true "python3 gc__start counts 20 gc.collect() calls" \
+		test "$(cat "$MNT/${PYL[0]:-0}/hits")" -ge 20
+else
+	echo "note: $PY has no gc__start USDT probe; not checked"
+fi
+ctl_write "-*"$'\n' >/dev/null
+for id in "${TW[@]}" "${DUP[@]}" "${RB[@]}" "${PYL[@]}"; do
+	bl_link_gone "-* detaches $id" "$id"
+done
+
+# ---- pin_dir adoption, and unmount detaches ----
+bl_stop_daemon
+bl_mount -o "pin_dir=$PIN"
+mapfile -t P < <(ctl_create "rt:sched_process_exec"$'\n'"U:$FIX:kt:twice"$'\n')
+assert_eq "pinned: three links" 3 "${#P[@]}"
+"$FIX" 2
+bl_stop_daemon
+bl_mount -o "pin_dir=$PIN"
+assert_eq "adopted after restart" "$(printf '%s\n' "${P[@]}")" \
+	"$(cut -f1 "$MNT/control")"
+assert_eq "adopted rt spec" "rt:sched_process_exec" "$(cat "$MNT/${P[0]}/spec")"
+before=$(cat "$MNT/${P[0]}/hits")
+/bin/true
+assert_true "adopted rt link still counts" \
+	test "$(cat "$MNT/${P[0]}/hits")" -gt "$before"
+"$FIX" 3
+assert_eq "adopted usdt link kept its hits" 5 "$(cat "$MNT/${P[1]}/hits")"
+ctl_write "-*"$'\n' >/dev/null
+for id in "${P[@]}"; do bl_link_gone "pinned $id removed" "$id"; done
+bl_stop_daemon
+bl_mount
+mapfile -t U < <(ctl_create "rt:sched_process_exec"$'\n')
+bl_stop_daemon
+bl_link_gone "unmount detaches the rt link" "${U[0]:-0}"
+finish
