@@ -47,12 +47,14 @@ static void *reader_main(void *arg)
 	bool stop = false;
 	int i, n;
 
+	pthread_setname_np(pthread_self(), "bpflinkfs-ring");
 	while (!stop) {
 		n = epoll_wait(er->epfd, ev, 2, EVENTS_TICK_MS);
 		for (i = 0; i < n; i++)
 			if (ev[i].data.fd == er->stop_fd)
 				stop = true;
-		if (!stop && n > 0)
+		/* also on a timeout: what a missed wake-up left is taken now */
+		if (!stop)
 			ring_buffer__consume(er->rb);
 		if (!stop)
 			er->ops->batch_end(er->ctx);

@@ -482,6 +482,7 @@ static void *watch_main(void *arg)
 	struct pollfd pfd[2] = {{.fd = fd, .events = POLLPRI},
 				{.fd = hub->stop_fd, .events = POLLIN}};
 
+	pthread_setname_np(pthread_self(), "bpflinkfs-umnt");
 	while (fd >= 0 && poll(pfd, 2, -1) >= 0 && !pfd[1].revents) {
 		if (pfd[0].revents & (POLLPRI | POLLERR) &&
 		    !mount_present(fd, hub->mount_id)) {
