@@ -54,10 +54,15 @@ struct event_stream {
 
 struct event_link {
 	__u32 id;
-	bool retval;	    /* a return probe: the RETVAL column */
-	bool multi;	    /* a multi link: the TARGET column */
-	uint32_t slot;	    /* counter slot (= cookie) */
-	uint64_t lost_seen; /* events_lost() of the slot, already given out */
+	bool retval; /* a return probe: the RETVAL column */
+	bool multi;  /* a multi link: the TARGET column */
+	/* counter slots (= cookies): one, or one per target of a multi link */
+	struct link_slot {
+		uint32_t slot;
+		uint64_t lost_seen; /* events_lost(), already given out */
+		char *target;	    /* TARGET column (multi links), or NULL */
+	} * slots;
+	size_t nslots;
 	struct event_stream *streams;
 	struct event_link *next;
 };
@@ -67,6 +72,7 @@ struct event_hub {
 	struct events_reader *reader;
 	struct event_link *links;
 	struct event_link **by_slot;
+	uint32_t *slot_index; /* slot -> its index in by_slot[slot]->slots */
 	uint32_t slots;
 	bool ended;
 	uint64_t last_sweep_ns;
@@ -229,13 +235,32 @@ static void outbox_send(struct outbox *out)
 }
 
 /*
- * TARGET of a slot for a multi link. Hook for multi links (one counter
- * slot, i.e. one cookie, per target): return the target's SYMBOL or FUNC
- * as `funcs` writes it. Single-target links have no TARGET column.
+ * The counter slots of an own link, with their TARGET names. A perf-event
+ * link has one slot (its cookie) and no TARGET column. HOOK for multi links
+ * (one counter slot, i.e. one cookie, per target): fill one entry per
+ * target, .target the SYMBOL or FUNC as `funcs` writes it (malloc'd; freed
+ * with the link), and set *multi.
+ * Return: the number of slots (calloc'd in *out), or -errno.
  */
-static const char *slot_target(const struct event_link *l, uint32_t slot)
+static int link_slots(const struct owned_info *own, struct link_slot **out,
+		      bool *multi)
 {
-	return NULL;
+	*multi = false;
+	if (own->slot <= 0)
+		return -ENOENT;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	(*out)[0].slot = own->slot;
+	return 1;
+}
+
+/* TARGET only on multi links; "-" when the hook gave no name */
+static const char *target_of(const struct event_link *l, uint32_t i)
+{
+	if (!l->multi)
+		return NULL;
+	return l->slots[i].target ? l->slots[i].target : "-";
 }
 
 static void on_record(void *ctx, const struct events_record *r)
@@ -249,7 +274,7 @@ static void on_record(void *ctx, const struct events_record *r)
 	pthread_mutex_lock(&hub->lock);
 	l = r->slot < hub->slots ? hub->by_slot[r->slot] : NULL;
 	if (l)
-		n = events_line(r, l->multi ? slot_target(l, r->slot) : NULL,
+		n = events_line(r, target_of(l, hub->slot_index[r->slot]),
 				l->retval, line, sizeof(line));
 	for (s = l ? l->streams : NULL; n > 0 && s; s = s->next)
 		if (r->ns >= s->since_ns)
@@ -261,13 +286,18 @@ static void on_record(void *ctx, const struct events_record *r)
 static void link_take_lost(struct event_hub *hub, struct event_link *l)
 {
 	struct event_stream *s;
-	uint64_t lost;
+	uint64_t lost, more = 0;
+	size_t i;
 
-	if (events_lost(hub->reader, l->slot, &lost) || lost <= l->lost_seen)
-		return;
-	for (s = l->streams; s; s = s->next)
-		s->lost += lost - l->lost_seen;
-	l->lost_seen = lost;
+	for (i = 0; i < l->nslots; i++) {
+		if (events_lost(hub->reader, l->slots[i].slot, &lost) ||
+		    lost <= l->slots[i].lost_seen)
+			continue;
+		more += lost - l->slots[i].lost_seen;
+		l->slots[i].lost_seen = lost;
+	}
+	for (s = l->streams; more && s; s = s->next)
+		s->lost += more;
 }
 
 static void stream_end(struct event_stream *s)
@@ -280,10 +310,16 @@ static void link_free(struct event_hub *hub, struct event_link *l)
 {
 	struct event_link **p;
 
-	if (hub->reader)
-		events_switch(hub->reader, l->slot, 0);
-	if (hub->by_slot[l->slot] == l)
-		hub->by_slot[l->slot] = NULL;
+	size_t i;
+
+	for (i = 0; i < l->nslots; i++) {
+		if (hub->reader)
+			events_switch(hub->reader, l->slots[i].slot, 0);
+		if (hub->by_slot[l->slots[i].slot] == l)
+			hub->by_slot[l->slots[i].slot] = NULL;
+		free(l->slots[i].target);
+	}
+	free(l->slots);
 	for (p = &hub->links; *p; p = &(*p)->next)
 		if (*p == l) {
 			*p = l->next;
@@ -299,7 +335,9 @@ static void link_check_alive(struct event_hub *hub, struct event_link *l,
 	struct owned_info *own = malloc(sizeof(*own));
 	struct event_stream *s;
 
-	if (own && owned_get(l->id, own) == 0 && own->slot == (int)l->slot) {
+	/* a link keeps its slots: the first one tells a reused id */
+	if (own && owned_get(l->id, own) == 0 &&
+	    (own->slot == (int)l->slots[0].slot || own->slot <= 0)) {
 		free(own);
 		return;
 	}
@@ -363,16 +401,20 @@ int event_hub_start(struct event_hub **out, struct counter *c)
 	if (!hub)
 		return -ENOMEM;
 	hub->by_slot = calloc(maps.slots, sizeof(*hub->by_slot));
+	hub->slot_index = calloc(maps.slots, sizeof(*hub->slot_index));
 	hub->slots = maps.slots;
 	hub->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&hub->lock, NULL);
-	err = !hub->by_slot ? -ENOMEM : hub->stop_fd < 0 ? -errno : 0;
+	err = !hub->by_slot || !hub->slot_index ? -ENOMEM
+	      : hub->stop_fd < 0		? -errno
+						: 0;
 	if (!err)
 		err = events_reader_start(&hub->reader, c, &hub_ops, hub);
 	if (err) {
 		if (hub->stop_fd >= 0)
 			close(hub->stop_fd);
 		free(hub->by_slot);
+		free(hub->slot_index);
 		free(hub);
 		return err;
 	}
@@ -530,6 +572,7 @@ static int hub_link(struct event_hub *hub, const struct owned_info *own,
 		    struct event_link **out)
 {
 	struct event_link *l;
+	size_t i;
 	int err;
 
 	for (l = hub->links; l && l->id != own->id; l = l->next)
@@ -538,25 +581,34 @@ static int hub_link(struct event_hub *hub, const struct owned_info *own,
 		*out = l;
 		return 0;
 	}
-	if (own->slot <= 0 || (uint32_t)own->slot >= hub->slots)
-		return -ENOENT;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
 	l->id = own->id;
-	l->slot = own->slot;
 	l->retval =
 		own->kind == PROBE_URETPROBE || own->kind == PROBE_KRETPROBE;
-	err = events_lost(hub->reader, l->slot, &l->lost_seen);
-	if (!err)
-		err = events_switch(hub->reader, l->slot,
-				    EVENTS_ON |
-					    (l->retval ? EVENTS_RETVAL : 0));
-	if (err) {
-		free(l);
+	err = link_slots(own, &l->slots, &l->multi);
+	l->nslots = err > 0 ? err : 0;
+	for (i = 0; err >= 0 && i < l->nslots; i++) {
+		struct link_slot *ls = &l->slots[i];
+
+		err = ls->slot && ls->slot < hub->slots ? 0 : -ENOENT;
+		if (!err)
+			err = events_lost(hub->reader, ls->slot,
+					  &ls->lost_seen);
+		if (!err)
+			err = events_switch(
+				hub->reader, ls->slot,
+				EVENTS_ON | (l->retval ? EVENTS_RETVAL : 0));
+		if (!err) {
+			hub->by_slot[ls->slot] = l;
+			hub->slot_index[ls->slot] = i;
+		}
+	}
+	if (err < 0) {
+		link_free(hub, l); /* switches off what was switched on */
 		return err;
 	}
-	hub->by_slot[l->slot] = l;
 	l->next = hub->links;
 	hub->links = l;
 	*out = l;

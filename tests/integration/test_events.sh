@@ -137,6 +137,40 @@ echo "overload: $((H1 - H0)) hits, $lines lines, $lost lost"
 assert_eq "overload: lines + lost = hits" "$((H1 - H0))" "$((lines + lost))"
 assert_true "overload: some were lost" test "$lost" -gt 0
 
+# --- a tracepoint: hits of a process named by prctl, no RETVAL
+TRACEFS=$(bl_tracefs) || TRACEFS=
+if [ -n "$TRACEFS" ] && [ -d "$TRACEFS/events/syscalls/sys_enter_getppid" ]; then
+	TP=$(ctl_create $'tracepoint:syscalls:sys_enter_getppid\n') || die "tp"
+	start_reader tp "$TP"
+	pid=$(python3 -c 'import ctypes, os
+ctypes.CDLL(None).prctl(15, b"evtp", 0, 0, 0)
+print(os.getpid())
+for _ in range(20):
+    os.getppid()')
+	wait_lines "$WORK/tp.out" 20
+	stop_reader tp
+	assert_eq "tracepoint: lines of evtp" 20 \
+		"$(awk -F'\t' -v p="$pid" '$5 == "evtp" && $3 == p && $4 == p \
+			&& NF == 5' "$WORK/tp.out" | wc -l)"
+else
+	echo "note: no syscalls:sys_enter_getppid tracepoint, not tried"
+fi
+
+# --- removing the link ends its stream: a blocked reader gets end of file
+GONE=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "uprobe"
+start_reader gone "$GONE"
+ctl_create "-$GONE"$'\n' >/dev/null || fail "removal of $GONE"
+for i in $(seq 30); do
+	kill -0 "${RPID[gone]}" 2>/dev/null || break
+	sleep 0.1
+done
+rc=0
+kill -0 "${RPID[gone]}" 2>/dev/null && rc=1
+assert_eq "removed link: blocked reader returned" 0 "$rc"
+wait "${RPID[gone]}"
+assert_eq "removed link: reader saw end of file" 0 "$?"
+unset "RPID[gone]"
+
 # --- no leaks: fds, threads, ring buffers, recording switched off
 daemon_counts() {
 	local fds tasks rings
