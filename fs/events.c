@@ -567,6 +567,18 @@ void event_hub_stop(struct event_hub *hub)
 	hub_end_streams(hub);
 }
 
+void event_hub_free(struct event_hub *hub)
+{
+	if (!hub)
+		return;
+	event_hub_stop(hub);
+	close(hub->stop_fd);
+	pthread_mutex_destroy(&hub->lock);
+	free(hub->by_slot);
+	free(hub->slot_index);
+	free(hub);
+}
+
 /* The link of @own, found or made with recording switched on. */
 static int hub_link(struct event_hub *hub, const struct owned_info *own,
 		    struct event_link **out)

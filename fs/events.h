@@ -42,6 +42,12 @@ int event_hub_watch_mount(struct event_hub *hub, const char *mountpoint);
 void event_hub_stop(struct event_hub *hub);
 
 /**
+ * event_hub_free() - stop (if not yet) and free the hub; only when no FUSE
+ * request can come any more (after the session loop). NULL is ignored.
+ */
+void event_hub_free(struct event_hub *hub);
+
+/**
  * event_stream_open() - a new stream of link @id's hits from now on
  * Return: 0, -ENOENT (not an own link of the built-in program), -ENOMEM,
  * or -errno from switching recording on.

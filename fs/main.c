@@ -416,6 +416,7 @@ int main(int argc, char **argv)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
 	ret = run_session(&args, &o, &daemon_state);
 out:
+	event_hub_free(daemon_state.events);
 	link_ids_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
