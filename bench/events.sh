@@ -5,10 +5,10 @@
 #
 # 1. Cost per hit with no events reader: a uprobe on the events fixture's
 #    function, N calls, the fixture's own CLOCK_BOOTTIME around its loop,
-#    less the same loop unprobed; this daemon against BASE_BPFLINKFS (the
-#    daemon without the feature: default, built from BASE_REV, the commit
-#    before the last change of bpf/progs/counter.bpf.c's parent... set it).
-#    Three alternating rounds, the best of each.
+#    less the same loop unprobed; this daemon against BASE_BPFLINKFS, a
+#    daemon built without the feature (e.g. from the commit before it);
+#    without BASE_BPFLINKFS that row is left out. Three alternating rounds,
+#    the best of each.
 # 2. Delivery: `cat ID/events` against bpftrace
 #    `printf("%d %d %s\n", pid, tid, comm)` on the same uprobe, N calls at
 #    full speed: hits a second while read, lines delivered a second, lost.
