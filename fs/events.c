@@ -162,7 +162,7 @@ static void stream_push(struct event_stream *s, const char *line, size_t n)
  */
 static ssize_t stream_take(struct event_stream *s, size_t size, char **buf)
 {
-	size_t n = s->len < size ? s->len : size, i;
+	size_t n, i;
 
 	flush_lost(s, 0);
 	n = s->len < size ? s->len : size;
@@ -173,7 +173,7 @@ static ssize_t stream_take(struct event_stream *s, size_t size, char **buf)
 	if (!*buf)
 		return -ENOMEM;
 	q_get(s, *buf, n);
-	if (n < s->len + n && (*buf)[n - 1] != '\n') {
+	if (s->len && (*buf)[n - 1] != '\n') {
 		/* give back the part of a line that did not fit */
 		for (i = n; i > 0 && (*buf)[i - 1] != '\n'; i--)
 			;

@@ -11,6 +11,8 @@ slow PATH OUT
     20 ms sleeps until STOP exists,
     then drain with O_NONBLOCK until 1 s without data; writes
     "LINES LOST" to OUT.
+small PATH FIXTURE
+    reads of 50 and 5 bytes: whole lines when one fits, else parts.
 poll PATH FIXTURE
     poll() is quiet before a hit, a non-blocking read is EAGAIN, and poll
     is readable after the fixture makes one hit.
@@ -113,6 +115,29 @@ def poll(path, fixture):
     return rc
 
 
+def small(path, fixture):
+    """Reads smaller than the queue: whole lines when one fits, else a
+    part of one; nothing is lost or doubled."""
+    fd = os.open(path, os.O_RDONLY)
+    subprocess.run([fixture, "evtest", "3"], check=True,
+                   stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    rc = 0
+    first = os.read(fd, 50)  # one line is ~40 bytes, two do not fit
+    if not first.endswith(b"\n") or first.count(b"\n") != 1:
+        print("read(50): %r is not one whole line" % first)
+        rc = 1
+    rest = b""
+    while rest.count(b"\n") < 2:
+        rest += os.read(fd, 5)  # parts of lines
+    os.close(fd)
+    lines = (first + rest).decode().splitlines()
+    if len(lines) != 3 or any(len(l.split("\t")) != 5 for l in lines):
+        print("small reads gave %r" % lines)
+        rc = 1
+    return rc
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     if a[0] == "check":
@@ -120,6 +145,8 @@ if __name__ == "__main__":
                        len(a) > 5 and a[5] == "retval"))
     if a[0] == "slow":
         sys.exit(slow(a[1], a[2], a[3]))
+    if a[0] == "small":
+        sys.exit(small(a[1], a[2]))
     if a[0] == "poll":
         sys.exit(poll(a[1], a[2]))
     sys.exit("unknown command")

@@ -118,6 +118,11 @@ out=$(timeout 30 "${CHECK[@]}" poll "$MNT/$UP/events" "$FIX") ||
 	fail "poll: $out"
 ok
 
+# --- reads smaller than a line or two: whole lines, else parts of one
+out=$(timeout 30 "${CHECK[@]}" small "$MNT/$UP/events" "$FIX") ||
+	fail "small reads: $out"
+ok
+
 # --- overload: a slow reader under 1,000,000 hits
 H0=$(cat "$MNT/$UP/hits")
 rm -f "$WORK/stop"
