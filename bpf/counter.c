@@ -124,9 +124,11 @@ static int counter_load(struct counter *c, int reuse_fd)
 		c->skel = NULL;
 		return err;
 	}
-	c->prog_ids[0] = prog_id_of(bpf_program__fd(c->skel->progs.counter_kprobe));
+	c->prog_ids[0] =
+		prog_id_of(bpf_program__fd(c->skel->progs.counter_kprobe));
 	c->prog_ids[1] = prog_id_of(bpf_program__fd(c->skel->progs.counter_tp));
-	c->prog_ids[2] = prog_id_of(bpf_program__fd(c->skel->progs.counter_perf));
+	c->prog_ids[2] =
+		prog_id_of(bpf_program__fd(c->skel->progs.counter_perf));
 	return 0;
 }
 

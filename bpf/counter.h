@@ -87,7 +87,7 @@ bool counter_runs_prog(struct counter *c, uint32_t prog_id);
 struct counter_events {
 	int ring_fd; /* BPF_MAP_TYPE_RINGBUF of struct events_record */
 	int on_fd;   /* array: slot -> EVENTS_ON | EVENTS_RETVAL, or 0 */
-	int lost_fd; /* per-CPU array: slot -> records the ring had no room for */
+	int lost_fd; /* per-CPU array: slot -> records the ring dropped */
 	volatile uint32_t *active; /* slots switched on (the program's .bss) */
 	uint32_t slots;
 	int ncpus;

@@ -14,8 +14,8 @@ struct event_hub;
 
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
-	struct event_hub *events; /* the events streams, or NULL */
 	char *pin_dir;		 /* -o pin_dir=, or NULL */
+	struct event_hub *events; /* the events streams, or NULL */
 	bool allow_other;
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
 	uid_t uid;

@@ -207,7 +207,8 @@ const struct link_file link_files[] = {
 	{"prog_name", K_ANY, 0, JSON_STRING, render_prog_name},
 	{"spec", K_ANY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_ANY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
-	{"events", K_ANY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE, render_events},
+	{"events", K_ANY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,
+	 render_events},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 

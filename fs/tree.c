@@ -740,8 +740,8 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 	} else {
 		if (ph)
 			fuse_pollhandle_destroy(ph);
-		fuse_reply_poll(req, POLLIN | POLLOUT | POLLRDNORM |
-					     POLLWRNORM);
+		fuse_reply_poll(req,
+				POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
 	}
 	if (of)
 		handle_put(fi->fh);
