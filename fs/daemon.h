@@ -15,7 +15,8 @@ struct event_hub;
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
 	char *pin_dir;		 /* -o pin_dir=, or NULL */
-	struct event_hub *events; /* the events streams, or NULL */
+	/* the events streams (fs/events.c), or NULL */
+	struct event_hub *events;
 	bool allow_other;
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
 	uid_t uid;
