@@ -37,7 +37,22 @@ struct counter {
 	int tp_fd[COUNTER_MAX_TP_INSTANCES - 1];
 	/* the kprobe program loaded for multi links, or -1 until loaded */
 	int kmulti_fd, umulti_fd;
+	/*
+	 * kernel ids of every loaded instance, to know our links' programs:
+	 * kprobe, tracepoint, perf_event, the tracepoint copies, then the
+	 * kprobe_multi and uprobe_multi copies
+	 */
+	uint32_t prog_ids[3 + COUNTER_MAX_TP_INSTANCES - 1 + 2];
 };
+
+static uint32_t prog_id_of(int fd)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
 
 static void slot_set(struct counter *c, uint32_t slot, bool taken)
 {
@@ -102,13 +117,26 @@ static int counter_load(struct counter *c, int reuse_fd)
 		err = bpf_map__reuse_fd(c->skel->maps.hits, reuse_fd);
 	else
 		err = bpf_map__set_max_entries(c->skel->maps.hits, c->slots);
+	/* the events switch and drop counters: one entry per slot too */
+	if (!err)
+		err = bpf_map__set_max_entries(c->skel->maps.events_on,
+					       c->slots);
+	if (!err)
+		err = bpf_map__set_max_entries(c->skel->maps.events_lost,
+					       c->slots);
 	if (!err)
 		err = counter_bpf__load(c->skel);
 	if (err) {
 		counter_bpf__destroy(c->skel);
 		c->skel = NULL;
+		return err;
 	}
-	return err;
+	c->prog_ids[0] =
+		prog_id_of(bpf_program__fd(c->skel->progs.counter_kprobe));
+	c->prog_ids[1] = prog_id_of(bpf_program__fd(c->skel->progs.counter_tp));
+	c->prog_ids[2] =
+		prog_id_of(bpf_program__fd(c->skel->progs.counter_perf));
+	return 0;
 }
 
 int counter_open(struct counter **out, uint32_t slots)
@@ -225,6 +253,9 @@ int counter_multi_prog_fd(struct counter *c, bool uprobe)
 		fd = load_multi_copy(c, uprobe);
 		if (fd >= 0)
 			*slot = fd;
+		if (fd >= 0)
+			c->prog_ids[COUNTER_MAX_TP_INSTANCES + 2 + uprobe] =
+				prog_id_of(fd);
 	} else {
 		fd = *slot;
 	}
@@ -244,6 +275,8 @@ static int tp_instance_fd(struct counter *c, unsigned int instance)
 		fd = load_tp_copy(c);
 		if (fd >= 0)
 			*slot = fd;
+		if (fd >= 0)
+			c->prog_ids[2 + instance] = prog_id_of(fd);
 	} else {
 		fd = *slot;
 	}
@@ -403,4 +436,32 @@ int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits)
 int counter_map_fd(struct counter *c)
 {
 	return bpf_map__fd(c->skel->maps.hits);
+}
+
+bool counter_runs_prog(struct counter *c, uint32_t prog_id)
+{
+	bool found = false;
+	size_t i;
+
+	if (!prog_id)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; !found && i < sizeof(c->prog_ids) / sizeof(c->prog_ids[0]);
+	     i++)
+		found = c->prog_ids[i] == prog_id;
+	pthread_mutex_unlock(&c->lock);
+	return found;
+}
+
+int counter_events_maps(struct counter *c, struct counter_events *out)
+{
+	out->ring_fd = bpf_map__fd(c->skel->maps.events_ring);
+	out->on_fd = bpf_map__fd(c->skel->maps.events_on);
+	out->lost_fd = bpf_map__fd(c->skel->maps.events_lost);
+	out->active = &c->skel->bss->events_active;
+	out->slots = c->slots;
+	out->ncpus = c->ncpus;
+	if (out->ring_fd < 0 || out->on_fd < 0 || out->lost_fd < 0)
+		return -EBADF;
+	return 0;
 }

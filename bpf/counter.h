@@ -95,4 +95,29 @@ int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits);
 /** counter_map_fd() - fd of the hits map (for pinning). */
 int counter_map_fd(struct counter *c);
 
+/**
+ * counter_runs_prog() - is @prog_id one of the programs this counter loaded?
+ *
+ * Links adopted from a pin_dir still run the program of the daemon that
+ * made them, which records into that daemon's ring: only links running
+ * ours can stream events. Return: true or false.
+ */
+bool counter_runs_prog(struct counter *c, uint32_t prog_id);
+
+/* The event maps of the built-in program, for events.c. */
+struct counter_events {
+	int ring_fd; /* BPF_MAP_TYPE_RINGBUF of struct events_record */
+	int on_fd;   /* array: slot -> EVENTS_ON | EVENTS_RETVAL, or 0 */
+	int lost_fd; /* per-CPU array: slot -> records the ring dropped */
+	volatile uint32_t *active; /* slots switched on (the program's .bss) */
+	uint32_t slots;
+	int ncpus;
+};
+
+/**
+ * counter_events_maps() - the maps events.c reads and switches
+ * Return: 0, or -EBADF when the program was not loaded.
+ */
+int counter_events_maps(struct counter *c, struct counter_events *out);
+
 #endif

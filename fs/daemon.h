@@ -11,11 +11,14 @@
 
 struct counter;
 struct attached_set;
+struct event_hub;
 
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		 /* -o pin_dir=, or NULL */
+	/* the events streams (fs/events.c), or NULL */
+	struct event_hub *events;
 	bool allow_other;
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
 	uid_t uid;

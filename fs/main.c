@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "attached.h"
 #include "daemon.h"
+#include "events.h"
 #include "log.h"
 #include "owned.h"
 #include "link_ids.h"
@@ -291,6 +292,19 @@ static int daemon_setup(struct daemon *d)
 	return 0;
 }
 
+/* After daemonizing (a fork keeps no threads): the events streams. */
+static void events_start(struct daemon *d, const char *mountpoint)
+{
+	int err = event_hub_start(&d->events, d->counter);
+
+	if (!err && event_hub_watch_mount(d->events, mountpoint))
+		log_msg(LOG_WARNING, "events: cannot watch the mount; a lazy "
+				     "unmount leaves events readers blocked");
+	if (err)
+		log_msg(LOG_WARNING, "events: cannot read the event ring: %s",
+			strerror(-err));
+}
+
 static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		       struct daemon *d)
 {
@@ -311,6 +325,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		log_msg(LOG_ERR, "cannot start the reaper threads");
 		goto out_unmount;
 	}
+	events_start(d, o->mountpoint);
 	if (o->singlethread) {
 		err = fuse_session_loop(se);
 	} else {
@@ -323,6 +338,8 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		err = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
+	/* blocked events readers return now, not after the reaper */
+	event_hub_stop(d->events);
 out_unmount:
 	fuse_session_unmount(se);
 	reaper_drain(); /* detach every owned link before exiting */
@@ -406,6 +423,7 @@ int main(int argc, char **argv)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
 	ret = run_session(&args, &o, &daemon_state);
 out:
+	event_hub_free(daemon_state.events);
 	link_ids_close();
 	attached_close(daemon_state.attached);
 	counter_close(daemon_state.counter);

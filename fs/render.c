@@ -268,6 +268,15 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
+/* only while the link runs this daemon's program (not one adopted) */
+static int render_events(const struct link_view *v, char *buf, size_t len)
+{
+	if (!counter_runs_prog(owned_counter(), v->f.prog_id))
+		return -ENODATA;
+	buf[0] = 0;
+	return 0;
+}
+
 const struct link_file link_files[] = {
 	{"type", K_EVERY & ~VIEW_BIT(VIEW_PERF_UNSPEC), 0, JSON_STRING,
 	 render_type},
@@ -295,6 +304,8 @@ const struct link_file link_files[] = {
 	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
+	{"events", K_EVERY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,
+	 render_events},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 

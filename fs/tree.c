@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "attached_fs.h"
 #include "control.h"
 #include "daemon.h"
+#include "events.h"
 #include "owned.h"
 #include "render.h"
 #include "tables.h"
@@ -84,6 +86,7 @@ static const struct root_file root_files[] = {
 
 struct open_file {
 	struct control_handle *control; /* control only */
+	struct event_stream *stream;	/* events only */
 	bool error_log;
 	char *buf;
 	size_t len;
@@ -277,6 +280,11 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 		if (n >= 0) {
 			attr_fill(d, st, ino, S_IFREG | 0444, n);
 			n = 0;
+		}
+		/* a stream: root's alone, whatever uid=, gid=, umask= say */
+		if (n == 0 && link_files[idx - 1].flags & LF_STREAM) {
+			st->st_mode = S_IFREG | 0400;
+			st->st_uid = st->st_gid = 0;
 		}
 	}
 	free(v);
@@ -477,6 +485,7 @@ static void open_file_free(void *obj)
 	if (of->control)
 		control_flush(of->control, 0, true);
 	control_release(of->control);
+	event_stream_close(of->stream);
 	free(of->buf);
 	free(of);
 }
@@ -651,6 +660,51 @@ static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
+/* A stream may be opened: read-only, by root, on a link it applies to. */
+static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
+				struct fuse_file_info *fi)
+{
+	struct link_view *v = malloc(sizeof(*v));
+	struct reader r = {false};
+	int err = v ? 0 : -ENOMEM;
+
+	if (!err && ((fi->flags & O_ACCMODE) != O_RDONLY ||
+		     fuse_req_ctx(req)->uid != 0))
+		err = -EACCES;
+	if (!err)
+		err = link_view_load(INO_ID(ino), v);
+	if (!err) {
+		v->reader = &r;
+		if (!link_file_applies(INO_IDX(ino) - 1, v))
+			err = -ENOENT;
+	}
+	free(v);
+	return err;
+}
+
+/* events: a stream of the link's hits from now on (fs/events.c) */
+static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
+				     struct fuse_file_info *fi, int *err)
+{
+	const struct daemon *d = fuse_req_userdata(req);
+	struct open_file *of = calloc(1, sizeof(*of));
+
+	*err = link_file_open_check(req, ino, fi);
+	if (!*err && !of)
+		*err = -ENOMEM;
+	if (!*err && !d->events)
+		*err = -EOPNOTSUPP;
+	if (!*err)
+		*err = event_stream_open(d->events, INO_ID(ino), &of->stream);
+	if (*err) {
+		free(of);
+		return NULL;
+	}
+	fi->direct_io = 1;
+	fi->nonseekable = 1;
+	return of;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct open_file *of = NULL;
@@ -663,6 +717,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		   idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
+	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count &&
+		   link_files[idx - 1].flags & LF_STREAM) {
+		of = stream_open(req, ino, fi, &err);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
 		of = link_file_open(req, ino, fi, &err);
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
@@ -683,7 +740,10 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EBADF);
 		return;
 	}
-	if (of->control) {
+	if (of->stream) {
+		event_stream_read(of->stream, req, size,
+				  fi->flags & O_NONBLOCK);
+	} else if (of->control) {
 		buf = malloc(size ? size : 1);
 		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
 		if (n < 0)
@@ -756,6 +816,24 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (of)
 		handle_put(fi->fh);
 	fuse_reply_err(req, -err);
+}
+
+/* Only a stream waits for data; every other file is always ready. */
+static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph)
+{
+	struct open_file *of = handle_get(fi->fh);
+
+	if (of && of->stream) {
+		event_stream_poll(of->stream, req, ph);
+	} else {
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		fuse_reply_poll(req,
+				POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
+	}
+	if (of)
+		handle_put(fi->fh);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino,
@@ -881,6 +959,7 @@ const struct fuse_lowlevel_ops tree_ops = {
 	.write = op_write,
 	.flush = op_flush,
 	.release = op_release,
+	.poll = op_poll,
 	.rmdir = op_rmdir,
 	.mkdir = op_mkdir,
 	.mknod = op_mknod,

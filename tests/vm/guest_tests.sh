@@ -540,6 +540,28 @@ test_kinds() {
 	expect_ctl_error "fentry:bpflinkfs_no_such_function" "fentry not in BTF"
 }
 
+# events of a kretprobe (DESIGN.md 3.6): `sleep` processes started after the
+# open show up with their pid and do_nanosleep's return value, 0.
+test_kretprobe_events() {
+	local id cpid pid n
+	id=$(ctl "kretprobe:do_nanosleep")
+	[ -n "$id" ] || { fail "kretprobe for events: $(cat "$WORK/ctl.err")"; return; }
+	cat "$MNT/$id/events" >"$WORK/kr.out" &
+	cpid=$!
+	sleep 0.5
+	sleep 0.01 &
+	pid=$!
+	wait "$pid"
+	sleep 0.5
+	kill "$cpid"
+	wait "$cpid" 2>/dev/null
+	n=$(awk -F'\t' -v p="$pid" '$3 == p && $5 == "sleep" && $6 == "0x0" &&
+		NF == 6' "$WORK/kr.out" | wc -l)
+	[ "$n" -ge 1 ] && ok "kretprobe events: sleep $pid with RETVAL 0x0" ||
+		fail "kretprobe events: no line of sleep $pid: $(head -3 "$WORK/kr.out")"
+	ctl_rm "$id"
+}
+
 main() {
 	echo "# kernel $(uname -r)"
 	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
@@ -558,6 +580,7 @@ main() {
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached
+			test_kretprobe_events
 		else
 			skip "kprobes: not in this kernel"
 		fi

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The events streams: fan-out of ring records to open `events` handles,
+ * bounded per-handle queues with in-place `# lost N` lines, deferred reads,
+ * poll notifications, and the end of every stream at shutdown or unmount.
+ *
+ * One mutex (hub->lock) guards links, streams, queues and pending reads;
+ * FUSE replies and notifications are sent after it is released.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "event_ring.h"
+#include "counter.h"
+#include "owned.h"
+
+/* per stream: ~4,000 lines; a reader further behind loses events */
+#define STREAM_QUEUE_BYTES (256u << 10)
+#define LOST_LINE_MAX 32
+#define LINE_MAX_BYTES 1024
+
+struct pending_read {
+	fuse_req_t req;
+	size_t size;
+	struct pending_read *next;
+};
+
+struct event_link;
+
+struct event_stream {
+	struct event_hub *hub;
+	struct event_link *link; /* NULL once ended or closed */
+	struct event_stream *next;
+	uint64_t since_ns; /* CLOCK_BOOTTIME of the open: older records skip */
+	char *q;	   /* circular byte queue of whole lines */
+	size_t head, len;
+	uint64_t lost; /* events dropped and not yet written as # lost */
+	struct pending_read *reads, **reads_tail;
+	struct fuse_pollhandle *ph;
+	bool ended;
+	bool closed;
+};
+
+struct event_link {
+	__u32 id;
+	bool retval; /* a return probe: the RETVAL column */
+	bool multi;  /* a multi link: the TARGET column */
+	/* counter slots (= cookies): one, or one per target of a multi link */
+	struct link_slot {
+		uint32_t slot;
+		uint64_t lost_seen; /* events_lost(), already given out */
+		char *target;	    /* TARGET column (multi links), or NULL */
+	} * slots;
+	size_t nslots;
+	struct event_stream *streams;
+	struct event_link *next;
+};
+
+struct event_hub {
+	pthread_mutex_t lock;
+	struct events_reader *reader;
+	struct event_link *links;
+	struct event_link **by_slot;
+	uint32_t *slot_index; /* slot -> its index in by_slot[slot]->slots */
+	uint32_t slots;
+	bool ended;
+	uint64_t last_sweep_ns;
+	/* the unmount watcher */
+	int stop_fd;
+	pthread_t watcher;
+	bool watching;
+	int mount_id;
+};
+
+/* A reply to send once the lock is released. */
+struct outbox {
+	struct {
+		fuse_req_t req;
+		char *buf; /* NULL with n 0: end of file; n < 0: error */
+		ssize_t n;
+	} r[64];
+	size_t nr;
+	struct fuse_pollhandle *ph[64];
+	size_t nph;
+};
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static size_t q_room(const struct event_stream *s)
+{
+	return STREAM_QUEUE_BYTES - s->len;
+}
+
+static void q_put(struct event_stream *s, const char *p, size_t n)
+{
+	size_t tail = (s->head + s->len) % STREAM_QUEUE_BYTES;
+	size_t first =
+		STREAM_QUEUE_BYTES - tail < n ? STREAM_QUEUE_BYTES - tail : n;
+
+	memcpy(s->q + tail, p, first);
+	memcpy(s->q, p + first, n - first);
+	s->len += n;
+}
+
+static void q_get(struct event_stream *s, char *p, size_t n)
+{
+	size_t first = STREAM_QUEUE_BYTES - s->head < n
+			       ? STREAM_QUEUE_BYTES - s->head
+			       : n;
+
+	memcpy(p, s->q + s->head, first);
+	memcpy(p + first, s->q, n - first);
+	s->head = (s->head + n) % STREAM_QUEUE_BYTES;
+	s->len -= n;
+}
+
+/* Write the pending `# lost N` line if it fits with @extra more bytes. */
+static bool flush_lost(struct event_stream *s, size_t extra)
+{
+	char line[LOST_LINE_MAX];
+	int n;
+
+	if (!s->lost)
+		return true;
+	n = snprintf(line, sizeof(line), "# lost %" PRIu64 "\n", s->lost);
+	if (q_room(s) < n + extra)
+		return false;
+	q_put(s, line, n);
+	s->lost = 0;
+	return true;
+}
+
+/* One line for @s: queued in place, or counted as lost. */
+static void stream_push(struct event_stream *s, const char *line, size_t n)
+{
+	if (flush_lost(s, n) && q_room(s) >= n)
+		q_put(s, line, n);
+	else
+		s->lost++;
+}
+
+/*
+ * Up to @size bytes of whole lines (a part of one when the first line
+ * alone is longer), malloc'd into *buf. Return: the length, 0 if none.
+ */
+static ssize_t stream_take(struct event_stream *s, size_t size, char **buf)
+{
+	size_t n, i;
+
+	flush_lost(s, 0);
+	n = s->len < size ? s->len : size;
+	*buf = NULL;
+	if (!n)
+		return 0;
+	*buf = malloc(n);
+	if (!*buf)
+		return -ENOMEM;
+	q_get(s, *buf, n);
+	if (s->len && (*buf)[n - 1] != '\n') {
+		/* give back the part of a line that did not fit */
+		for (i = n; i > 0 && (*buf)[i - 1] != '\n'; i--)
+			;
+		if (i > 0) {
+			s->head = (s->head + STREAM_QUEUE_BYTES - (n - i)) %
+				  STREAM_QUEUE_BYTES;
+			s->len += n - i;
+			n = i;
+		}
+	}
+	return n;
+}
+
+static bool stream_readable(const struct event_stream *s)
+{
+	return s->len || s->lost || s->ended;
+}
+
+/* Answer what pending reads can be answered now, and the poll handle. */
+static void stream_serve(struct event_stream *s, struct outbox *out)
+{
+	struct pending_read *pr;
+
+	while ((pr = s->reads) && stream_readable(s) &&
+	       out->nr < sizeof(out->r) / sizeof(out->r[0])) {
+		s->reads = pr->next;
+		if (!s->reads)
+			s->reads_tail = &s->reads;
+		out->r[out->nr].req = pr->req;
+		out->r[out->nr].n =
+			stream_take(s, pr->size, &out->r[out->nr].buf);
+		out->nr++;
+		free(pr);
+	}
+	if (s->ph && stream_readable(s) &&
+	    out->nph < sizeof(out->ph) / sizeof(out->ph[0])) {
+		out->ph[out->nph++] = s->ph;
+		s->ph = NULL;
+	}
+}
+
+static void outbox_send(struct outbox *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->nr; i++) {
+		if (out->r[i].n < 0)
+			fuse_reply_err(out->r[i].req, (int)-out->r[i].n);
+		else
+			fuse_reply_buf(out->r[i].req, out->r[i].buf,
+				       out->r[i].n);
+		free(out->r[i].buf);
+	}
+	for (i = 0; i < out->nph; i++) {
+		fuse_lowlevel_notify_poll(out->ph[i]);
+		fuse_pollhandle_destroy(out->ph[i]);
+	}
+	out->nr = out->nph = 0;
+}
+
+/*
+ * The counter slots of an own link, with their TARGET names. A perf-event
+ * link has one slot (its cookie) and no TARGET column. HOOK for multi links
+ * (one counter slot, i.e. one cookie, per target): fill one entry per
+ * target, .target the SYMBOL or FUNC as `funcs` writes it (malloc'd; freed
+ * with the link), and set *multi.
+ * Return: the number of slots (calloc'd in *out), or -errno.
+ */
+static int link_slots(const struct owned_info *own, struct link_slot **out,
+		      bool *multi)
+{
+	*multi = false;
+	if (own->slot <= 0)
+		return -ENOENT;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	(*out)[0].slot = own->slot;
+	return 1;
+}
+
+/* TARGET only on multi links; "-" when the hook gave no name */
+static const char *target_of(const struct event_link *l, uint32_t i)
+{
+	if (!l->multi)
+		return NULL;
+	return l->slots[i].target ? l->slots[i].target : "-";
+}
+
+static void on_record(void *ctx, const struct events_record *r)
+{
+	struct event_hub *hub = ctx;
+	struct event_link *l;
+	struct event_stream *s;
+	char line[LINE_MAX_BYTES];
+	int n = -1;
+
+	pthread_mutex_lock(&hub->lock);
+	l = r->slot < hub->slots ? hub->by_slot[r->slot] : NULL;
+	if (l)
+		n = events_line(r, target_of(l, hub->slot_index[r->slot]),
+				l->retval, line, sizeof(line));
+	for (s = l ? l->streams : NULL; n > 0 && s; s = s->next)
+		if (r->ns >= s->since_ns)
+			stream_push(s, line, n);
+	pthread_mutex_unlock(&hub->lock);
+}
+
+/* Drops the ring counted for @l since the last look: to every stream. */
+static void link_take_lost(struct event_hub *hub, struct event_link *l)
+{
+	struct event_stream *s;
+	uint64_t lost, more = 0;
+	size_t i;
+
+	for (i = 0; i < l->nslots; i++) {
+		if (events_lost(hub->reader, l->slots[i].slot, &lost) ||
+		    lost <= l->slots[i].lost_seen)
+			continue;
+		more += lost - l->slots[i].lost_seen;
+		l->slots[i].lost_seen = lost;
+	}
+	for (s = l->streams; more && s; s = s->next)
+		s->lost += more;
+}
+
+static void stream_end(struct event_stream *s)
+{
+	s->ended = true;
+	s->link = NULL;
+}
+
+static void link_free(struct event_hub *hub, struct event_link *l)
+{
+	struct event_link **p;
+
+	size_t i;
+
+	for (i = 0; i < l->nslots; i++) {
+		if (hub->reader)
+			events_switch(hub->reader, l->slots[i].slot, 0);
+		if (hub->by_slot[l->slots[i].slot] == l)
+			hub->by_slot[l->slots[i].slot] = NULL;
+		free(l->slots[i].target);
+	}
+	free(l->slots);
+	for (p = &hub->links; *p; p = &(*p)->next)
+		if (*p == l) {
+			*p = l->next;
+			break;
+		}
+	free(l);
+}
+
+/* A removed link's streams end (its slot may be given to another link). */
+static void link_check_alive(struct event_hub *hub, struct event_link *l,
+			     struct outbox *out)
+{
+	struct owned_info *own = malloc(sizeof(*own));
+	struct event_stream *s;
+
+	/* a link keeps its slots: the first one tells a reused id */
+	if (own && owned_get(l->id, own) == 0 &&
+	    (own->slot == (int)l->slots[0].slot || own->slot <= 0)) {
+		free(own);
+		return;
+	}
+	free(own);
+	if (!own)
+		return;
+	for (s = l->streams; s; s = s->next) {
+		stream_end(s);
+		stream_serve(s, out);
+	}
+	l->streams = NULL;
+	link_free(hub, l);
+}
+
+static void on_batch_end(void *ctx)
+{
+	struct event_hub *hub = ctx;
+	struct event_link *l, *next;
+	struct event_stream *s;
+	struct outbox out;
+	uint64_t now = boot_ns();
+	bool sweep, more;
+
+	out.nr = out.nph = 0;
+	do {
+		pthread_mutex_lock(&hub->lock);
+		sweep = now - hub->last_sweep_ns >= EVENTS_TICK_MS * 1000000ull;
+		if (sweep)
+			hub->last_sweep_ns = now;
+		more = false;
+		for (l = hub->links; l; l = next) {
+			next = l->next;
+			link_take_lost(hub, l);
+			for (s = l->streams; s; s = s->next)
+				stream_serve(s, &out);
+			if (sweep)
+				link_check_alive(hub, l, &out);
+		}
+		more = out.nr == sizeof(out.r) / sizeof(out.r[0]) ||
+		       out.nph == sizeof(out.ph) / sizeof(out.ph[0]);
+		pthread_mutex_unlock(&hub->lock);
+		outbox_send(&out);
+		sweep = false;
+	} while (more);
+}
+
+static const struct events_ops hub_ops = {
+	.record = on_record,
+	.batch_end = on_batch_end,
+};
+
+int event_hub_start(struct event_hub **out, struct counter *c)
+{
+	struct counter_events maps;
+	struct event_hub *hub;
+	int err = counter_events_maps(c, &maps);
+
+	if (err)
+		return err;
+	hub = calloc(1, sizeof(*hub));
+	if (!hub)
+		return -ENOMEM;
+	hub->by_slot = calloc(maps.slots, sizeof(*hub->by_slot));
+	hub->slot_index = calloc(maps.slots, sizeof(*hub->slot_index));
+	hub->slots = maps.slots;
+	hub->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&hub->lock, NULL);
+	err = !hub->by_slot || !hub->slot_index ? -ENOMEM
+	      : hub->stop_fd < 0		? -errno
+						: 0;
+	if (!err)
+		err = events_reader_start(&hub->reader, c, &hub_ops, hub);
+	if (err) {
+		if (hub->stop_fd >= 0)
+			close(hub->stop_fd);
+		free(hub->by_slot);
+		free(hub->slot_index);
+		free(hub);
+		return err;
+	}
+	*out = hub;
+	return 0;
+}
+
+/* Is mount @id in /proc/self/mountinfo? Its first field is the mount id. */
+static bool mount_present(int fd, int id)
+{
+	char buf[8192], *line, *save;
+	bool found = false;
+	ssize_t n;
+	size_t keep = 0;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return true;
+	while (!found &&
+	       (n = read(fd, buf + keep, sizeof(buf) - 1 - keep)) > 0) {
+		char *last;
+
+		buf[keep + n] = 0;
+		last = strrchr(buf, '\n');
+		if (!last)
+			break;
+		*last = 0;
+		for (line = strtok_r(buf, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save))
+			found = atoi(line) == id;
+		keep = strlen(last + 1 < buf + keep + n ? last + 1 : "");
+		memmove(buf, last + 1, keep);
+	}
+	return n < 0 || found;
+}
+
+/* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++, d++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] &&
+		    s[3]) {
+			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				    (s[3] - '0'));
+			s += 3;
+		} else {
+			*d = *s;
+		}
+	}
+	*d = 0;
+}
+
+/* The id of the newest bpflinkfs mount on @real, or -ENOENT. */
+static int mount_id_of(const char *real)
+{
+	char line[4096 + PATH_MAX], point[PATH_MAX], *dash;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int id = -ENOENT, mid;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (sscanf(line, "%d %*s %*s %*s %4095s", &mid, point) != 2 ||
+		    !dash || strncmp(dash + 3, "fuse.bpflinkfs ", 15))
+			continue;
+		unescape_octal(point);
+		if (strcmp(point, real) == 0)
+			id = mid;
+	}
+	fclose(f);
+	return id;
+}
+
+static void hub_end_streams(struct event_hub *hub)
+{
+	struct event_stream *s;
+	struct outbox out;
+	bool more;
+
+	out.nr = out.nph = 0;
+	do {
+		pthread_mutex_lock(&hub->lock);
+		hub->ended = true;
+		while (hub->links && !hub->links->streams)
+			link_free(hub, hub->links);
+		while ((s = hub->links ? hub->links->streams : NULL) &&
+		       out.nr < sizeof(out.r) / sizeof(out.r[0]) - 1 &&
+		       out.nph < sizeof(out.ph) / sizeof(out.ph[0]) - 1) {
+			hub->links->streams = s->next;
+			stream_end(s);
+			stream_serve(s, &out);
+			while (hub->links && !hub->links->streams)
+				link_free(hub, hub->links);
+		}
+		more = hub->links != NULL;
+		pthread_mutex_unlock(&hub->lock);
+		outbox_send(&out);
+	} while (more);
+}
+
+static void *watch_main(void *arg)
+{
+	struct event_hub *hub = arg;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	struct pollfd pfd[2] = {{.fd = fd, .events = POLLPRI},
+				{.fd = hub->stop_fd, .events = POLLIN}};
+
+	pthread_setname_np(pthread_self(), "bpflinkfs-umnt");
+	while (fd >= 0 && poll(pfd, 2, -1) >= 0 && !pfd[1].revents) {
+		if (pfd[0].revents & (POLLPRI | POLLERR) &&
+		    !mount_present(fd, hub->mount_id)) {
+			hub_end_streams(hub);
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+int event_hub_watch_mount(struct event_hub *hub, const char *mountpoint)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(mountpoint, real))
+		return -errno;
+	hub->mount_id = mount_id_of(real);
+	if (hub->mount_id < 0)
+		return hub->mount_id;
+	if (pthread_create(&hub->watcher, NULL, watch_main, hub))
+		return -EAGAIN;
+	hub->watching = true;
+	return 0;
+}
+
+void event_hub_stop(struct event_hub *hub)
+{
+	uint64_t one = 1;
+
+	if (!hub)
+		return;
+	if (hub->watching &&
+	    write(hub->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(hub->watcher, NULL);
+	hub->watching = false;
+	events_reader_stop(hub->reader);
+	hub->reader = NULL;
+	hub_end_streams(hub);
+}
+
+void event_hub_free(struct event_hub *hub)
+{
+	if (!hub)
+		return;
+	event_hub_stop(hub);
+	close(hub->stop_fd);
+	pthread_mutex_destroy(&hub->lock);
+	free(hub->by_slot);
+	free(hub->slot_index);
+	free(hub);
+}
+
+/* The link of @own, found or made with recording switched on. */
+static int hub_link(struct event_hub *hub, const struct owned_info *own,
+		    struct event_link **out)
+{
+	struct event_link *l;
+	size_t i;
+	int err;
+
+	for (l = hub->links; l && l->id != own->id; l = l->next)
+		;
+	if (l) {
+		*out = l;
+		return 0;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->id = own->id;
+	l->retval =
+		own->kind == PROBE_URETPROBE || own->kind == PROBE_KRETPROBE;
+	err = link_slots(own, &l->slots, &l->multi);
+	l->nslots = err > 0 ? err : 0;
+	for (i = 0; err >= 0 && i < l->nslots; i++) {
+		struct link_slot *ls = &l->slots[i];
+
+		err = ls->slot && ls->slot < hub->slots ? 0 : -ENOENT;
+		if (!err)
+			err = events_lost(hub->reader, ls->slot,
+					  &ls->lost_seen);
+		if (!err)
+			err = events_switch(
+				hub->reader, ls->slot,
+				EVENTS_ON | (l->retval ? EVENTS_RETVAL : 0));
+		if (!err) {
+			hub->by_slot[ls->slot] = l;
+			hub->slot_index[ls->slot] = i;
+		}
+	}
+	if (err < 0) {
+		link_free(hub, l); /* switches off what was switched on */
+		return err;
+	}
+	l->next = hub->links;
+	hub->links = l;
+	*out = l;
+	return 0;
+}
+
+int event_stream_open(struct event_hub *hub, __u32 id,
+		      struct event_stream **out)
+{
+	struct owned_info *own = malloc(sizeof(*own));
+	struct event_stream *s = calloc(1, sizeof(*s));
+	struct event_link *l = NULL;
+	int err = own && s ? owned_get(id, own) : -ENOMEM;
+
+	if (!err && !(s->q = malloc(STREAM_QUEUE_BYTES)))
+		err = -ENOMEM;
+	if (!err) {
+		pthread_mutex_lock(&hub->lock);
+		err = hub->ended || !hub->reader ? -ENOENT
+						 : hub_link(hub, own, &l);
+		if (!err) {
+			/* drops before this open are not this stream's */
+			link_take_lost(hub, l);
+			s->hub = hub;
+			s->link = l;
+			s->reads_tail = &s->reads;
+			s->since_ns = boot_ns();
+			s->next = l->streams;
+			l->streams = s;
+		}
+		pthread_mutex_unlock(&hub->lock);
+	}
+	free(own);
+	if (err) {
+		if (s)
+			free(s->q);
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Interrupted while waiting (a signal, a killed reader): answer EINTR. */
+static void on_interrupt(fuse_req_t req, void *data)
+{
+	struct event_hub *hub = data;
+	struct pending_read **p, *pr = NULL;
+	struct event_link *l;
+	struct event_stream *s;
+
+	pthread_mutex_lock(&hub->lock);
+	for (l = hub->links; l && !pr; l = l->next)
+		for (s = l->streams; s && !pr; s = s->next)
+			for (p = &s->reads; *p; p = &(*p)->next)
+				if ((*p)->req == req) {
+					pr = *p;
+					*p = pr->next;
+					if (!pr->next)
+						s->reads_tail = p;
+					break;
+				}
+	pthread_mutex_unlock(&hub->lock);
+	if (pr) {
+		free(pr);
+		fuse_reply_err(req, EINTR);
+	}
+}
+
+void event_stream_read(struct event_stream *s, fuse_req_t req, size_t size,
+		       bool nonblock)
+{
+	struct event_hub *hub = s->hub;
+	struct pending_read *pr = malloc(sizeof(*pr));
+	char *buf = NULL;
+	ssize_t n = -EAGAIN;
+
+	/* before the lock: an interrupt already pending runs it at once */
+	fuse_req_interrupt_func(req, on_interrupt, hub);
+	pthread_mutex_lock(&hub->lock);
+	if (!s->reads && stream_readable(s))
+		n = stream_take(s, size, &buf);
+	else if (!nonblock) {
+		if (fuse_req_interrupted(req)) {
+			n = -EINTR;
+		} else if (pr) {
+			pr->req = req;
+			pr->size = size;
+			pr->next = NULL;
+			*s->reads_tail = pr;
+			s->reads_tail = &pr->next;
+			pr = NULL;
+			n = 1; /* answered later */
+			req = NULL;
+		} else {
+			n = -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&hub->lock);
+	free(pr);
+	if (!req)
+		return;
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, n);
+	free(buf);
+}
+
+void event_stream_poll(struct event_stream *s, fuse_req_t req,
+		       struct fuse_pollhandle *ph)
+{
+	struct fuse_pollhandle *old = NULL;
+	unsigned int revents = 0;
+
+	pthread_mutex_lock(&s->hub->lock);
+	if (ph) {
+		old = s->ph;
+		s->ph = ph;
+	}
+	if (s->len || s->lost)
+		revents |= POLLIN | POLLRDNORM;
+	if (s->ended)
+		revents |= POLLIN | POLLRDNORM | POLLHUP;
+	pthread_mutex_unlock(&s->hub->lock);
+	if (old)
+		fuse_pollhandle_destroy(old);
+	fuse_reply_poll(req, revents);
+}
+
+void event_stream_close(struct event_stream *s)
+{
+	struct event_hub *hub;
+	struct event_stream **p;
+	struct pending_read *pr;
+	struct outbox out;
+
+	if (!s)
+		return;
+	hub = s->hub;
+	out.nr = out.nph = 0;
+	pthread_mutex_lock(&hub->lock);
+	if (s->link) {
+		for (p = &s->link->streams; *p && *p != s; p = &(*p)->next)
+			;
+		if (*p)
+			*p = s->next;
+		if (!s->link->streams)
+			link_free(hub, s->link);
+	}
+	stream_end(s);
+	/* the kernel answers no read after RELEASE: none should be left */
+	while ((pr = s->reads)) {
+		s->reads = pr->next;
+		if (out.nr < sizeof(out.r) / sizeof(out.r[0]))
+			out.r[out.nr++] = (typeof(out.r[0])){pr->req, NULL, 0};
+		free(pr);
+	}
+	if (s->ph)
+		out.ph[out.nph++] = s->ph;
+	pthread_mutex_unlock(&hub->lock);
+	outbox_send(&out);
+	free(s->q);
+	free(s);
+}
