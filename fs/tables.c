@@ -12,6 +12,7 @@
 #include "tables.h"
 #include "fmt.h"
 #include "links.h"
+#include "prog_stats.h"
 #include "sbuf.h"
 
 /* A tab, newline or backslash inside a table value: \t, \n, \\ */
@@ -222,5 +223,6 @@ char *render_features(size_t *len)
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
 	sbuf_printf(&s, "other_links %d\n", other_links());
+	sbuf_printf(&s, "bpf_stats %d\n", bpf_stats_enabled() == 1);
 	return sbuf_finish(&s, len);
 }

@@ -22,6 +22,7 @@
 #include "owned.h"
 #include "render.h"
 #include "tables.h"
+#include "metrics.h"
 #include "fmt.h"
 #include "links.h"
 #include "handles.h"
@@ -52,12 +53,20 @@
 #define CONTROL_NODE 0x7fu
 #define INO_CONTROL INO(0, ROOT_FILE_BASE + RF_CONTROL)
 
-enum root_file_id { RF_CONTROL, RF_ERROR_LOG, RF_FEATURES, RF_LINKS, RF_JSON };
+enum root_file_id {
+	RF_CONTROL,
+	RF_ERROR_LOG,
+	RF_FEATURES,
+	RF_LINKS,
+	RF_JSON,
+	RF_METRICS,
+};
 
 struct root_file {
 	const char *name;
 	mode_t mode;
 	char *(*render)(const struct reader *r, size_t *len);
+	bool mtime_made; /* st_mtime: when the content was made, not mount */
 };
 
 static char *render_error_log(const struct reader *r, size_t *len)
@@ -70,12 +79,18 @@ static char *render_features_file(const struct reader *r, size_t *len)
 	return render_features(len);
 }
 
+static char *render_metrics_file(const struct reader *r, size_t *len)
+{
+	return render_metrics(len);
+}
+
 static const struct root_file root_files[] = {
 	[RF_CONTROL] = {"control", 0600, NULL},
 	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
 	[RF_FEATURES] = {"features", 0444, render_features_file},
 	[RF_LINKS] = {"links", 0444, render_links_table},
 	[RF_JSON] = {"links.json", 0444, render_links_json},
+	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file, true},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
 
@@ -84,6 +99,7 @@ struct open_file {
 	bool error_log;
 	char *buf;
 	size_t len;
+	struct timespec made; /* when buf was rendered (mtime_made files) */
 };
 
 struct dir_entry {
@@ -214,6 +230,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
 	struct link_view *v;
+	struct timespec made;
 	char *buf;
 	int n = 0;
 
@@ -225,6 +242,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
 			return -ENOENT;
+		clock_gettime(CLOCK_REALTIME, &made);
 		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
 				   &size);
 		if (!n)
@@ -232,6 +250,8 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 				  S_IFREG |
 					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
+		if (!n && root_files[idx - ROOT_FILE_BASE].mtime_made)
+			st->st_mtim = made;
 		return n;
 	}
 	if (idx > link_file_count)
@@ -312,16 +332,22 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
-/* The size of what an open handle reads, or -1 when it has no fixed one. */
-static off_t handle_size(struct fuse_file_info *fi)
+/*
+ * The size of what an open handle reads, or -1 when it has no fixed one;
+ * in *made when it was rendered, if its file's mtime says so (else zero).
+ */
+static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
 {
 	struct open_file *of = fi ? handle_get(fi->fh) : NULL;
 	off_t size = -1;
 
+	*made = (struct timespec){0};
 	if (!of)
 		return -1;
-	if (!of->control && !of->error_log)
+	if (!of->control && !of->error_log) {
 		size = of->len;
+		*made = of->made;
+	}
 	handle_put(fi->fh);
 	return size;
 }
@@ -329,7 +355,8 @@ static off_t handle_size(struct fuse_file_info *fi)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	off_t size = handle_size(fi);
+	struct timespec made;
+	off_t size = handle_size(fi, &made);
 	struct stat st;
 	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
 
@@ -337,6 +364,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		st.st_size = size;
 		st.st_blocks = (size + 511) / 512;
 	}
+	if (!err && made.tv_sec)
+		st.st_mtim = made;
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -518,6 +547,8 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
 	} else if (!(*err = ino_reader(req, ino, &r))) {
+		if (root_files[rf].mtime_made)
+			clock_gettime(CLOCK_REALTIME, &of->made);
 		of->buf = root_files[rf].render(&r, &of->len);
 		*err = of->buf ? 0 : -errno;
 	}
