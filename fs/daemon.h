@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 struct counter;
+struct fuse_session;
 
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
@@ -19,6 +20,7 @@ struct daemon {
 	uid_t uid;
 	gid_t gid;
 	mode_t umask;
+	struct fuse_session *se; /* for notifications (tree.c) */
 };
 
 #endif

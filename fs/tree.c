@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "access.h"
 #include "control.h"
@@ -66,7 +67,11 @@ struct root_file {
 	const char *name;
 	mode_t mode;
 	char *(*render)(const struct reader *r, size_t *len);
-	bool mtime_made; /* st_mtime: when the content was made, not mount */
+	/*
+	 * content that moves with every hit: st_mtime is when it was made,
+	 * and an open pushes its length to the kernel (open_size_notify)
+	 */
+	bool live;
 };
 
 static char *render_error_log(const struct reader *r, size_t *len)
@@ -90,7 +95,8 @@ static const struct root_file root_files[] = {
 	[RF_FEATURES] = {"features", 0444, render_features_file},
 	[RF_LINKS] = {"links", 0444, render_links_table},
 	[RF_JSON] = {"links.json", 0444, render_links_json},
-	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file, true},
+	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
+			.live = true},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
 
@@ -99,7 +105,7 @@ struct open_file {
 	bool error_log;
 	char *buf;
 	size_t len;
-	struct timespec made; /* when buf was rendered (mtime_made files) */
+	struct timespec made; /* when buf was rendered (live root files) */
 };
 
 struct dir_entry {
@@ -250,7 +256,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 				  S_IFREG |
 					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
-		if (!n && root_files[idx - ROOT_FILE_BASE].mtime_made)
+		if (!n && root_files[idx - ROOT_FILE_BASE].live)
 			st->st_mtim = made;
 		return n;
 	}
@@ -547,7 +553,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
 	} else if (!(*err = ino_reader(req, ino, &r))) {
-		if (root_files[rf].mtime_made)
+		if (root_files[rf].live)
 			clock_gettime(CLOCK_REALTIME, &of->made);
 		of->buf = root_files[rf].render(&r, &of->len);
 		*err = of->buf ? 0 : -errno;
@@ -595,6 +601,30 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
+/*
+ * Splice and sendfile readers take from the page cache up to the i_size
+ * the kernel holds, and an open does not refresh it: for content that
+ * grew since the last stat, the read would be cut. So before the open of
+ * a live root file is answered, its last page is stored in the page
+ * cache (FUSE_NOTIFY_STORE), which extends i_size to the handle's length;
+ * the open then drops the page cache (keep_cache 0), the read asks this
+ * handle, and a read that ends short of i_size shrinks it.
+ */
+static void open_size_notify(fuse_req_t req, fuse_ino_t ino,
+			     const struct open_file *of)
+{
+	struct daemon *d = fuse_req_userdata(req);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start;
+	struct fuse_bufvec bufv = FUSE_BUFVEC_INIT(0);
+
+	if (!of->len || !d->se)
+		return;
+	start = (of->len - 1) / page * page;
+	bufv.buf[0].mem = of->buf + start;
+	bufv.buf[0].size = of->len - start;
+	fuse_lowlevel_notify_store(d->se, ino, start, &bufv, 0);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct open_file *of = NULL;
@@ -605,6 +635,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	    idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
+		if (of && root_files[idx - ROOT_FILE_BASE].live)
+			open_size_notify(req, ino, of);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
 		of = link_file_open(req, ino, fi, &err);
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
