@@ -69,10 +69,12 @@ enum {
 	MF_SPEC,
 	MF_HITS,
 	MF_MISSED,
+	MF_FUNCS,
 	MF_FILES
 };
 static const char *const file_names[MF_FILES] = {
-	"type", "name", "prog_id", "prog_name", "spec", "hits", "missed",
+	"type", "name", "prog_id", "prog_name",
+	"spec", "hits", "missed",  "funcs",
 };
 
 struct type_count {
@@ -223,25 +225,109 @@ static void target_sample(void *ctx, __u32 id, const char *target, size_t len,
 	put_value(s, hits);
 }
 
+/* Field @col (from 0) of the tab-separated line [@p, @end), or false */
+static bool field_of(const char *p, const char *end, int col, const char **f,
+		     size_t *n)
+{
+	const char *tab;
+
+	for (; col > 0; col--) {
+		tab = memchr(p, '\t', end - p);
+		if (!tab)
+			return false;
+		p = tab + 1;
+	}
+	tab = memchr(p, '\t', end - p);
+	*f = p;
+	*n = (tab ? tab : end) - p;
+	return true;
+}
+
+/* The column of the header line [@p, @end) named @name, or -1 */
+static int column_of(const char *p, const char *end, const char *name)
+{
+	const char *f;
+	size_t n;
+	int col;
+
+	for (col = 0; field_of(p, end, col, &f, &n); col++)
+		if (n == strlen(name) && !memcmp(f, name, n))
+			return col;
+	return -1;
+}
+
 /*
  * link_target_hits() - the hits of each target of an own multi link with
- * the built-in program, handed to @emit (target: the SYMBOL or FUNC
- * column of its funcs file). The hook for multi links: this build's links
- * have one target each, counted by bpflinkfs_link_hits_total.
- * Return: 0, or -errno.
+ * the built-in program, handed to @emit: read from its funcs file (DESIGN
+ * 2), whose header names the target column (SYMBOL or FUNC) and HITS. A
+ * link without funcs, or without the HITS column, has none.
+ * @funcs: the funcs file's text, NUL-ended
  */
-static int link_target_hits(const struct link_view *v,
-			    void (*emit)(void *ctx, __u32 id,
-					 const char *target, size_t len,
-					 uint64_t hits),
-			    void *ctx)
+static void link_target_hits(__u32 id, const char *funcs,
+			     void (*emit)(void *ctx, __u32 id,
+					  const char *target, size_t len,
+					  uint64_t hits),
+			     void *ctx)
 {
-	(void)v, (void)emit, (void)ctx;
-	return 0;
+	const char *p = funcs, *end = strchr(p, '\n'), *t, *h;
+	int tcol, hcol;
+	size_t tn, hn;
+
+	if (!end)
+		return;
+	tcol = column_of(p, end, "SYMBOL");
+	if (tcol < 0)
+		tcol = column_of(p, end, "FUNC");
+	hcol = column_of(p, end, "HITS");
+	if (tcol < 0 || hcol < 0)
+		return;
+	for (p = end + 1; (end = strchr(p, '\n')); p = end + 1)
+		if (field_of(p, end, tcol, &t, &tn) &&
+		    field_of(p, end, hcol, &h, &hn) && hn && h[0] >= '0' &&
+		    h[0] <= '9')
+			emit(ctx, id, t, tn, strtoull(h, NULL, 10));
+}
+
+/*
+ * File @file of @v whole, in a buffer that grows until it fits (funcs
+ * has a line per target). Return: malloc'd text, or NULL (does not
+ * apply, or -errno).
+ */
+static char *render_whole(size_t file, const struct link_view *v)
+{
+	size_t len = 64 * 1024;
+	char *buf = NULL, *p;
+	int n;
+
+	while (len <= (64u << 20) && (p = realloc(buf, len))) {
+		buf = p;
+		n = link_file_render(file, v, buf, len);
+		if (n >= 0 && (size_t)n < len)
+			return buf;
+		if (n != -ENAMETOOLONG && n < 0)
+			break;
+		len *= 4;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* per-target hits of an own multi link: the HITS column of its funcs */
+static void target_counters(struct metrics *m, const struct link_view *v)
+{
+	char *funcs;
+
+	if (m->file[MF_FUNCS] == SIZE_MAX ||
+	    !link_file_applies(m->file[MF_FUNCS], v))
+		return;
+	funcs = render_whole(m->file[MF_FUNCS], v);
+	if (funcs)
+		link_target_hits(v->f.id, funcs, target_sample, m);
+	free(funcs);
 }
 
 /* hits, per-target hits and missed: the counters, read live */
-static int link_counters(struct metrics *m, const struct link_view *v)
+static void link_counters(struct metrics *m, const struct link_view *v)
 {
 	uint64_t value;
 	int n;
@@ -253,12 +339,12 @@ static int link_counters(struct metrics *m, const struct link_view *v)
 		put_label(&m->fam[FAM_LINK_HITS], false, "spec", m->buf,
 			  n > 0 ? n : 0);
 		put_value(&m->fam[FAM_LINK_HITS], value);
+		target_counters(m, v);
 	}
 	if (file_value(m, v, MF_MISSED) > 0) {
 		put_label_u64(sample(m, FAM_MISSED), true, "id", v->f.id);
 		put_value(&m->fam[FAM_MISSED], strtoull(m->buf, NULL, 10));
 	}
-	return link_target_hits(v, target_sample, m);
 }
 
 static int link_samples(struct metrics *m, const struct link_view *v)
@@ -278,7 +364,9 @@ static int link_samples(struct metrics *m, const struct link_view *v)
 	put_value(s, 1);
 	if (!err)
 		err = note_prog(m, v->f.prog_id);
-	return err ? err : link_counters(m, v);
+	if (!err)
+		link_counters(m, v);
+	return err;
 }
 
 /* Every link the tree shows, read once; links gone meanwhile skip. */
