@@ -221,6 +221,32 @@ now=$(date +%s)
 assert_true "mtime is now ($(stat -c %Y "$MNT/metrics.prom") vs $now)" \
 	test $((now - $(stat -c %Y "$MNT/metrics.prom"))) -le 2
 
+# --- per-target hits of a multi link (where this build makes them) -----
+ID_M=$(ctl_create "u:$TGT:bpflinkfs_target_[bc]"$'\n' 2>/dev/null | head -1)
+if [ -n "$ID_M" ] && [ -r "$MNT/$ID_M/funcs" ]; then
+	"$TGT" 3 x >/dev/null # a 3 times, b and c once each
+	cat "$MNT/metrics.prom" >"$WORK/multi.prom"
+	for f in b c; do
+		assert_eq "target hits of bpflinkfs_target_$f" 1 "$(python3 - \
+			"$WORK/multi.prom" "$ID_M" "bpflinkfs_target_$f" <<'EOF'
+import re, sys
+path, id, sym = sys.argv[1:]
+for l in open(path):
+    m = re.match(r'bpflinkfs_link_target_hits_total\{id="(\d+)",'
+                 r'target="([^"]*)"\} (\d+)$', l)
+    # the target as funcs writes SYMBOL: func+0xOFF
+    if m and m.group(1) == id and m.group(2) in (sym, sym + "+0x0"):
+        print(m.group(3))
+EOF
+)"
+	done
+	assert_true "promtool accepts it with a multi link" \
+		promtool check metrics <"$WORK/multi.prom"
+	echo "-$ID_M" >"$MNT/control"
+else
+	echo "note: no multi link made here; per-target hits not checked"
+fi
+
 # --- run statistics: the built-in program's run count -----------------
 stats() { # run_cnt of PROG_A from bpftool, and from metrics.prom
 	bpftool prog show id "$PROG_A" -j | python3 -c '
