@@ -78,7 +78,7 @@ static const char *const file_names[MF_FILES] = {
 };
 
 struct type_count {
-	char name[32];
+	char name[64];
 	uint64_t links;
 };
 
