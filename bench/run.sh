@@ -6,25 +6,28 @@
 # The whole benchmark of issue 7 in one command: create_remove.sh (creating
 # 1,000 uprobes through control against a bare loop and libbpf's by-name
 # attach, and removing them), then listing.sh (bpftool 7.5, the C floor,
-# the FUSE floor, memory). Both tables go to stdout and together to
+# the FUSE floor, memory), then cost_per_hit.sh (ns per probed call: no
+# probe, an empty program, the built-in counter, bpftrace count()). Both tables go to stdout and together to
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
 #   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
 #            to release that set, in the background)
 #   --quick  creation/removal with N = 200 instead of 1,000 (~2 minutes
-#            instead of ~11)
+#            instead of ~11), cost per hit with 1,000,000 calls a run and
+#            3 rounds instead of 10,000,000 and 5
 #
 # Needs root; exits 77 (with the reason) when either part cannot run.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 listing_args=()
+cost_args=()
 create_n=1000
 
 for a in "$@"; do
 	case $a in
 	--big) listing_args+=(--big) ;;
-	--quick) create_n=200 ;;
+	--quick) create_n=200 cost_args+=(--quick) ;;
 	*) echo "usage: run.sh [--big] [--quick]" >&2; exit 2 ;;
 	esac
 done
@@ -39,5 +42,8 @@ rc=${PIPESTATUS[0]}
 echo | tee -a "$out"
 bash "$here/listing.sh" "${listing_args[@]}" | tee -a "$out"
 rc=${PIPESTATUS[0]}
+echo | tee -a "$out"
+bash "$here/cost_per_hit.sh" "${cost_args[@]}" | tee -a "$out"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "run.sh: both tables: $out" >&2
 exit "$rc"

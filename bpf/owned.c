@@ -210,7 +210,7 @@ int owned_dying_ids(__u32 **out)
 	size_t n = 0;
 	__u32 *ids;
 
-	pin_sync(); /* pins removed by hand: those links are dying too */
+	pin_sync(owned_pin_owner()); /* pins removed by hand: dying too */
 	pthread_mutex_lock(&lock);
 	ids = malloc((dying_busy + 1) * sizeof(*ids));
 	for (d = dying_head; ids && d; d = d->next)
@@ -249,7 +249,8 @@ static int owned_unlist(size_t at, bool unpinned)
 	return 0;
 }
 
-int owned_remove(__u32 id)
+/* Unlist @id for the reaper; -ENOENT when it is not owned. */
+static int owned_take(__u32 id, bool unpinned)
 {
 	bool found;
 	size_t at;
@@ -257,8 +258,15 @@ int owned_remove(__u32 id)
 
 	pthread_mutex_lock(&lock);
 	at = owned_find(id, &found);
-	err = found ? owned_unlist(at, false) : -ENOENT;
+	err = found ? owned_unlist(at, unpinned) : -ENOENT;
 	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+int owned_remove(__u32 id)
+{
+	int err = owned_take(id, false);
+
 	if (err == -ENOENT) {
 		__u32 type;
 
@@ -272,15 +280,7 @@ int owned_remove(__u32 id)
 
 int owned_forget(__u32 id)
 {
-	bool found;
-	size_t at;
-	int err;
-
-	pthread_mutex_lock(&lock);
-	at = owned_find(id, &found);
-	err = found ? owned_unlist(at, true) : -ENOENT;
-	pthread_mutex_unlock(&lock);
-	return err;
+	return owned_take(id, true);
 }
 
 int owned_ids(__u32 **out)
@@ -317,7 +317,8 @@ char *owned_list(size_t *len)
 
 	if (!buf)
 		return NULL;
-	pin_sync(); /* links whose pins were removed by hand are not listed */
+	/* links whose pins were removed by hand are not listed */
+	pin_sync(owned_pin_owner());
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < owned_len; i++) {
 		const struct owned_link *o = owned[i];
@@ -341,6 +342,23 @@ char *owned_list(size_t *len)
 	buf[used] = '\0';
 	*len = used;
 	return buf;
+}
+
+/* A pinned link is owned with no fd: its pin holds it. */
+static int owned_add_pinned(const struct owned_info *info)
+{
+	return owned_add(info, -1);
+}
+
+static const struct pin_owner registry = {
+	.ids = owned_ids,
+	.forget = owned_forget,
+	.add = owned_add_pinned,
+};
+
+const struct pin_owner *owned_pin_owner(void)
+{
+	return &registry;
 }
 
 size_t owned_count(void)

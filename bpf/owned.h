@@ -15,6 +15,7 @@
 #include "parse.h"
 
 struct counter;
+struct pin_owner;
 
 /**
  * owned_counter_set() - the counter owned links count in (the built-in
@@ -96,6 +97,12 @@ char *owned_list(size_t *len);
 
 /** owned_count() - number of owned links */
 size_t owned_count(void);
+
+/**
+ * owned_pin_owner() - this registry as pin.c sees it (owned ids, forget,
+ * add with no fd): for pin_link(), pin_sync() and pin_adopt()
+ */
+const struct pin_owner *owned_pin_owner(void);
 
 /** reaper_start() - start the threads that close removed links' fds */
 int reaper_start(void);

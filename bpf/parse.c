@@ -335,6 +335,15 @@ static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
 	return parse_plus_offset(lx, UINT32_MAX, &p->offset);
 }
 
+/* The ':' before the next part; else "expected ':' and @what". */
+static int expect_colon(struct lexer *lx, const char *what)
+{
+	if (lx->pos == lx->end || lx->s[lx->pos] != ':')
+		return fail(lx, -EINVAL, lx->pos, "expected ':' and %s", what);
+	lx->pos++;
+	return 0;
+}
+
 /* uprobe:PATH:SYMBOL[+OFFSET], uprobe:PATH:FILEOFFSET, and uretprobe */
 static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 {
@@ -343,13 +352,12 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 
 	p->path_col = lx->pos;
 	err = parse_path(lx, p->path, sizeof(p->path), true, "path");
+	if (!err)
+		err = expect_colon(lx,
+				   "a symbol or file offset after the path");
 	if (err)
 		return err;
-	if (lx->pos == lx->end || lx->s[lx->pos] != ':')
-		return fail(
-			lx, -EINVAL, lx->pos,
-			"expected ':' and a symbol or file offset after the path");
-	b = p->symbol_col = ++lx->pos;
+	b = p->symbol_col = lx->pos;
 	e = tok_end(lx, b);
 	if (b < e && lx->s[b] >= '0' && lx->s[b] <= '9') {
 		p->by_offset = true;
@@ -381,13 +389,11 @@ static int parse_tracepoint(struct lexer *lx, struct probe_spec *p)
 	p->path_col = lx->pos;
 	err = scan_name(lx, is_tp_char, ":", p->path, PROBE_NAME_MAX,
 			"tracepoint category");
+	if (!err)
+		err = expect_colon(lx, "a tracepoint name after the category");
 	if (err)
 		return err;
-	if (lx->pos == lx->end || lx->s[lx->pos] != ':')
-		return fail(
-			lx, -EINVAL, lx->pos,
-			"expected ':' and a tracepoint name after the category");
-	p->symbol_col = ++lx->pos;
+	p->symbol_col = lx->pos;
 	return scan_name(lx, is_tp_char, "", p->symbol, sizeof(p->symbol),
 			 "tracepoint name");
 }
@@ -424,21 +430,32 @@ static int parse_event(struct lexer *lx, struct probe_spec *p)
 	return 0;
 }
 
-static int parse_kind(struct lexer *lx, struct probe_spec *p)
+/* Move past a word that ends at @stop or a blank; its length. */
+static size_t scan_word(struct lexer *lx, char stop)
 {
-	size_t b = lx->pos, n, i;
+	size_t b = lx->pos;
 
-	while (lx->pos < lx->end && lx->s[lx->pos] != ':' &&
+	while (lx->pos < lx->end && lx->s[lx->pos] != stop &&
 	       !is_blank(lx->s[lx->pos]))
 		lx->pos++;
-	n = lx->pos - b;
-	for (i = 0; i < ARRAY_LEN(probe_kinds); i++) {
-		if ((strlen(probe_kinds[i].name) == n &&
-		     !memcmp(probe_kinds[i].name, lx->s + b, n)) ||
-		    (strlen(probe_kinds[i].abbr) == n &&
-		     !memcmp(probe_kinds[i].abbr, lx->s + b, n)))
+	return lx->pos - b;
+}
+
+/* Is the @n bytes at @b exactly @word? */
+static bool word_is(const struct lexer *lx, size_t b, size_t n,
+		    const char *word)
+{
+	return strlen(word) == n && !memcmp(word, lx->s + b, n);
+}
+
+static int parse_kind(struct lexer *lx, struct probe_spec *p)
+{
+	size_t b = lx->pos, n = scan_word(lx, ':'), i;
+
+	for (i = 0; i < ARRAY_LEN(probe_kinds); i++)
+		if (word_is(lx, b, n, probe_kinds[i].name) ||
+		    word_is(lx, b, n, probe_kinds[i].abbr))
 			break;
-	}
 	if (i == ARRAY_LEN(probe_kinds))
 		return fail(lx, -EINVAL, b, "unknown probe type " TOK_FMT,
 			    TOK_ARGS(lx, b, lx->pos));
@@ -512,18 +529,13 @@ static int option_value(struct lexer *lx, struct probe_spec *p,
 /* One KEY=VALUE at lx->pos. */
 static int parse_option(struct lexer *lx, struct probe_spec *p)
 {
-	size_t kb = lx->pos, n, i;
+	size_t kb = lx->pos, n = scan_word(lx, '='), i;
 
-	while (lx->pos < lx->end && lx->s[lx->pos] != '=' &&
-	       !is_blank(lx->s[lx->pos]))
-		lx->pos++;
-	n = lx->pos - kb;
 	if (lx->pos == lx->end || lx->s[lx->pos] != '=')
 		return fail(lx, -EINVAL, kb, "expected KEY=VALUE, got " TOK_FMT,
 			    TOK_ARGS(lx, kb, lx->pos));
 	for (i = 0; i < ARRAY_LEN(options); i++)
-		if (strlen(options[i].key) == n &&
-		    !memcmp(options[i].key, lx->s + kb, n))
+		if (word_is(lx, kb, n, options[i].key))
 			break;
 	if (i == ARRAY_LEN(options))
 		return fail(lx, -EINVAL, kb, "unknown option " TOK_FMT,

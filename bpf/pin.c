@@ -17,8 +17,8 @@
 #include "counter.h"
 #include "create.h"
 #include "log.h"
-#include "owned.h"
 #include "pin.h"
+#include "pin_dir.h"
 
 #define META_ENTRIES 65536
 
@@ -65,6 +65,8 @@ static pthread_rwlock_t pin_lock = PTHREAD_RWLOCK_INITIALIZER;
 /* reading the watch, need_repair, repairing */
 static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool need_repair;
+/* the counter pin_dir_open() opened on DIR/hits, pinned again by repair() */
+static struct counter *pin_counter;
 
 bool pin_enabled(void)
 {
@@ -171,6 +173,7 @@ int pin_dir_open(const char *dir, __u32 slots, struct counter **counter)
 		err = hits < 0 ? hits : 0;
 	if (hits >= 0)
 		close(hits);
+	pin_counter = *counter;
 	if (err) {
 		fprintf(stderr,
 			"bpflinkfs: pin_dir %s: cannot open its maps: "
@@ -241,32 +244,33 @@ static bool watch_read(struct pin_events *ev)
 }
 
 /* Every owned link whose pin is gone; the count. */
-static int rescan(void)
+static int rescan(const struct pin_owner *owner)
 {
 	char path[PATH_MAX];
 	__u32 *ids = NULL;
-	int n = owned_ids(&ids), i, gone = 0;
+	int n = owner->ids(&ids), i, gone = 0;
 
 	for (i = 0; i < n; i++) {
 		link_pin_path(ids[i], path, sizeof(path));
 		/* ENOTDIR: something else took DIR's place */
 		if (access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
-			gone += owned_forget(ids[i]) == 0;
+			gone += owner->forget(ids[i]) == 0;
 	}
 	free(ids);
 	return gone;
 }
 
 /* Act on @ev; pin_lock held exclusively (no pin between pin and add). */
-static void sync_apply(const struct pin_events *ev)
+static void sync_apply(const struct pin_events *ev,
+		       const struct pin_owner *owner)
 {
 	size_t i;
 	int gone = 0;
 
 	for (i = 0; i < ev->n; i++)
-		gone += owned_forget(ev->ids[i]) == 0;
+		gone += owner->forget(ev->ids[i]) == 0;
 	if (ev->rescan)
-		gone += rescan();
+		gone += rescan(owner);
 	if (ev->maps || (ev->rescan && !dir_same()))
 		need_repair = true;
 	if (gone)
@@ -277,7 +281,7 @@ static void sync_apply(const struct pin_events *ev)
 			pin_root, gone);
 }
 
-void pin_sync(void)
+void pin_sync(const struct pin_owner *owner)
 {
 	struct pin_events ev = {0};
 
@@ -286,7 +290,7 @@ void pin_sync(void)
 	pthread_mutex_lock(&sync_lock);
 	if (watch_read(&ev)) {
 		pthread_rwlock_wrlock(&pin_lock);
-		sync_apply(&ev);
+		sync_apply(&ev, owner);
 		pthread_rwlock_unlock(&pin_lock);
 	}
 	pthread_mutex_unlock(&sync_lock);
@@ -327,7 +331,7 @@ static int repair(char *msg, size_t mlen)
 	}
 	err = repin("meta", meta_fd);
 	if (!err)
-		err = repin("hits", counter_map_fd(owned_counter()));
+		err = repin("hits", counter_map_fd(pin_counter));
 	if (err)
 		snprintf(msg, mlen,
 			 "pin_dir %s was changed by hand and its "
@@ -339,11 +343,11 @@ static int repair(char *msg, size_t mlen)
 }
 
 /* pin_sync(), then make DIR whole again if it was removed. */
-static int pin_ready(char *msg, size_t mlen)
+static int pin_ready(const struct pin_owner *owner, char *msg, size_t mlen)
 {
 	int err = 0;
 
-	pin_sync();
+	pin_sync(owner);
 	pthread_mutex_lock(&sync_lock);
 	if (need_repair) {
 		pthread_rwlock_wrlock(&pin_lock);
@@ -368,7 +372,7 @@ static void meta_fill(struct pin_meta *m, const struct owned_info *info)
 
 /* Record, pin and own; pin_lock held shared. */
 static int pin_own(const struct owned_info *info, int fd,
-		   const struct pin_meta *m)
+		   const struct pin_meta *m, const struct pin_owner *owner)
 {
 	char path[PATH_MAX];
 	int err = 0;
@@ -378,14 +382,15 @@ static int pin_own(const struct owned_info *info, int fd,
 	link_pin_path(info->id, path, sizeof(path));
 	if (bpf_obj_pin(fd, path))
 		err = -errno;
-	else if ((err = owned_add(info, -1)))
+	else if ((err = owner->add(info)))
 		unlink(path);
 	if (err)
 		bpf_map_delete_elem(meta_fd, &info->id);
 	return err;
 }
 
-int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen)
+int pin_link(const struct owned_info *info, int fd,
+	     const struct pin_owner *owner, char *msg, size_t mlen)
 {
 	struct pin_meta *m = calloc(1, sizeof(*m));
 	int err = m ? -ENOENT : -ENOMEM, tries;
@@ -394,13 +399,13 @@ int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen)
 		meta_fill(m, info);
 	/* DIR may go between the check and the pin: then once more */
 	for (tries = 0; err == -ENOENT && tries < 2; tries++) {
-		err = pin_ready(msg, mlen);
+		err = pin_ready(owner, msg, mlen);
 		if (err) {
 			free(m);
 			return err; /* @msg says why */
 		}
 		pthread_rwlock_rdlock(&pin_lock);
-		err = pin_own(info, fd, m);
+		err = pin_own(info, fd, m, owner);
 		pthread_rwlock_unlock(&pin_lock);
 	}
 	if (err)
@@ -430,7 +435,7 @@ void pin_unlink(__u32 id)
 }
 
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
-static int adopt_one(const char *name)
+static int adopt_one(const char *name, const struct pin_owner *owner)
 {
 	struct owned_info *own = calloc(1, sizeof(*own));
 	struct pin_meta *m = malloc(sizeof(*m));
@@ -447,7 +452,7 @@ static int adopt_one(const char *name)
 	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
 		err = -ENOENT;
 	if (!err && m->slot > 0)
-		err = counter_slot_claim(owned_counter(), m->slot);
+		err = counter_slot_claim(pin_counter, m->slot);
 	if (!err) {
 		own->id = own->f.id;
 		own->slot = m->slot;
@@ -458,7 +463,7 @@ static int adopt_one(const char *name)
 		snprintf(own->category, sizeof(own->category), "%s",
 			 m->category);
 		snprintf(own->spec, sizeof(own->spec), "%s", m->spec);
-		err = owned_add(own, -1);
+		err = owner->add(own);
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
@@ -472,7 +477,7 @@ static int adopt_one(const char *name)
 	return err;
 }
 
-int pin_adopt(void)
+int pin_adopt(const struct pin_owner *owner)
 {
 	DIR *d = opendir(pin_root);
 	struct dirent *e;
@@ -482,7 +487,7 @@ int pin_adopt(void)
 		return 0;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "link_", 5) == 0) {
-			n += adopt_one(e->d_name) == 0;
+			n += adopt_one(e->d_name, owner) == 0;
 		} else if (e->d_name[0] != '.' && strcmp(e->d_name, "hits") &&
 			   strcmp(e->d_name, "meta")) {
 			log_msg(LOG_WARNING,

@@ -19,6 +19,18 @@
 
 struct counter;
 
+/*
+ * The registry that owns pinned links, as pin.c sees it. pin.c calls
+ * nothing of owned.c by name (owned.c calls pin.c: pin_sync, pin_unlink),
+ * so the two files do not call each other in a circle; owned_pin_owner()
+ * hands out the registry's.
+ */
+struct pin_owner {
+	int (*ids)(__u32 **ids); /* every owned id, malloc'd */
+	int (*forget)(__u32 id); /* its pin was removed by hand */
+	int (*add)(const struct owned_info *info); /* own a pinned link */
+};
+
 /**
  * pin_dir_open() - take DIR for this daemon
  * @dir: absolute path inside a BPF file system; created if missing
@@ -43,9 +55,10 @@ bool pin_enabled(void);
 
 /**
  * pin_link() - pin a new link, record what adoption needs, and register
- * it as owned (owned_add() with no fd: the pin holds it)
+ * it as owned (@owner->add: the pin holds it, not an fd)
  * @info: its record (id, slot, spec, category, dev, ino)
  * @fd: the link fd; the caller closes it afterwards
+ * @owner: the registry; its add runs before a pin_sync() can see the pin
  * @msg: on failure, what happened and what to do
  * @mlen: size of @msg
  *
@@ -54,10 +67,12 @@ bool pin_enabled(void);
  *
  * Return: 0 or -errno (nothing left behind on failure).
  */
-int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen);
+int pin_link(const struct owned_info *info, int fd,
+	     const struct pin_owner *owner, char *msg, size_t mlen);
 
 /**
  * pin_sync() - act on pins removed by hand since the last call
+ * @owner: the registry; @owner->forget is called for each such link
  *
  * DESIGN.md 4: removing a pin detaches the link it held, so an owned link
  * whose pin left the pin_dir (rm, rm -r, mv) is no longer owned: it goes
@@ -65,7 +80,7 @@ int pin_link(const struct owned_info *info, int fd, char *msg, size_t mlen);
  * again by the next pin_link(). Cheap (one non-blocking read) when nothing
  * happened; called before the owned list is read.
  */
-void pin_sync(void);
+void pin_sync(const struct pin_owner *owner);
 
 /**
  * pin_unlink() - remove an owned link's pin and record; the kernel then
@@ -78,35 +93,9 @@ void pin_unlink(__u32 id);
  * pin_adopt() - adopt every link pinned in DIR: each perf-event link with
  * a meta record becomes owned again (spec, cookie, slot and hits intact);
  * anything else is reported in the log and left alone.
+ * @owner: the registry; @owner->add owns each adopted link
  * Return: the number adopted.
  */
-int pin_adopt(void);
-
-/* --- pin_dir.c: the path and its lock ------------------------------------ */
-
-/**
- * pin_dir_normalize() - @dir with single slashes and no trailing one
- * @dir: the option's value
- * @out: the result, @len bytes
- * @msg: on failure, the reason (a relative path, '.' or '..' parts)
- * @mlen: size of @msg
- * Return: 0 or -errno.
- */
-int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
-		      size_t mlen);
-
-/**
- * pin_dir_take() - check @dir, make what is missing of it, and lock it
- * @dir: a normalized absolute path
- * @msg: on failure, the real cause and what to do ("pin_dir DIR ...")
- * @mlen: size of @msg
- *
- * Refused before anything is made: a part that is not a directory (a
- * pinned BPF link, map or program says so), a path outside bpffs, a name
- * with a '.' that bpffs does not allow, a directory another daemon locked.
- *
- * Return: an O_DIRECTORY fd holding the lock, or -errno.
- */
-int pin_dir_take(const char *dir, char *msg, size_t mlen);
+int pin_adopt(const struct pin_owner *owner);
 
 #endif

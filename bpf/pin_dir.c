@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "linkinfo.h"
-#include "pin.h"
+#include "pin_dir.h"
 
 int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
 		      size_t mlen)

@@ -80,7 +80,7 @@ static int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
 
 	if (!pin_enabled())
 		return owned_add(own, *lfd);
-	err = pin_link(own, *lfd, e->msg, sizeof(e->msg));
+	err = pin_link(own, *lfd, owned_pin_owner(), e->msg, sizeof(e->msg));
 	if (!err) {
 		close(*lfd);
 		*lfd = -1;

@@ -280,7 +280,7 @@ static int daemon_setup(struct daemon *d)
 			"link by link\n",
 			strerror(-err));
 	if (d->pin_dir)
-		pin_adopt();
+		pin_adopt(owned_pin_owner());
 	return 0;
 }
 

@@ -24,7 +24,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_cache.h"
+#include "uprobe_elf.h"
 #include "uprobe_target.h"
 
 #define RESCACHE_FILES 8

@@ -18,7 +18,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_arch.h"
+#include "uprobe_elf.h"
+#include "uprobe_elfcheck.h"
+#include "uprobe_err.h"
 #include "uprobe_target.h"
 
 /* strerror() may use a static buffer; the descriptions are constant */

@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_elf.h"
+#include "uprobe_elfcheck.h"
+#include "uprobe_err.h"
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_ELFDATA ELFDATA2LSB

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_err.h"
 #include "uprobe_target.h"
 
 void uprobe_set_err(struct uprobe_err *terr, bool at_symbol, const char *fmt,

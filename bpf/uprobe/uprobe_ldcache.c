@@ -17,7 +17,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_arch.h"
+#include "uprobe_ldcache.h"
 #include "uprobe_target.h"
 
 #define LD_SO_CACHE "/etc/ld.so.cache"

@@ -17,7 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_mount.h"
 #include "uprobe_target.h"
 
 /* ---- the daemon's own mount ---- */

@@ -19,7 +19,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_cache.h"
+#include "uprobe_elf.h"
+#include "uprobe_err.h"
+#include "uprobe_ldcache.h"
+#include "uprobe_view.h"
 #include "uprobe_target.h"
 
 #define FIXED_PATH                                                             \

@@ -16,7 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_cache.h"
+#include "uprobe_elf.h"
+#include "uprobe_elfcheck.h"
+#include "uprobe_err.h"
+#include "uprobe_ldcache.h"
 #include "uprobe_target.h"
 
 #define MAX_CANDS 8

@@ -1,5 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Uprobe targets: path and symbol resolution with libelf (our policy). */
+/*
+ * Uprobe targets: path and symbol resolution with libelf (our policy).
+ * This is bpf/uprobe/'s public face; its files, one header each, call
+ * each other one way only, from the top down:
+ *   uprobe_target.c  SYMBOL -> file offset (uprobe_resolve())
+ *   uprobe_path.c    a PATH or bare name -> the file (uprobe_resolve_path())
+ *   uprobe_view.c    a PATH in the writer's view of the file system
+ *   uprobe_cache.c   the resolution cache and the symbolizer
+ *   uprobe_ldcache.c the ld.so cache
+ *   uprobe_mount.c   the daemon's own mount, which no PATH may lead into
+ *   uprobe_elf.c     opening a probe-able ELF file, its tables (libelf)
+ *   uprobe_elfcheck.c  the bounds of a hostile ELF file
+ *   uprobe_err.c     the error value (struct uprobe_err)
+ */
 #ifndef BPFLINKFS_UPROBE_TARGET_H
 #define BPFLINKFS_UPROBE_TARGET_H
 
@@ -102,5 +115,10 @@ void uprobe_exclude_dir(const char *dir);
  */
 int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		     size_t len);
+
+/* uprobe_resolve() without the cache: parses @canonical on each call. */
+int uprobe_resolve_uncached(const char *canonical, const char *symbol,
+			    uint64_t offset, bool by_offset, bool retprobe,
+			    struct uprobe_target *t, struct uprobe_err *terr);
 
 #endif

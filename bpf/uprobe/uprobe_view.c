@@ -24,7 +24,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "uprobe_internal.h"
+#include "uprobe_err.h"
+#include "uprobe_mount.h"
+#include "uprobe_view.h"
 #include "uprobe_target.h"
 
 #define MAX_SYMLINKS 40 /* as the kernel's path walk */

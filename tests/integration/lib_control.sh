@@ -42,12 +42,7 @@ try:
 except OSError as e:
     sys.stderr.write("write: %s\n" % errno.errorcode.get(e.errno, e.errno))
     sys.exit(1)
-out = b""
-while True:
-    b = os.read(fd, 4096)
-    if not b:
-        break
-    out += b
+out = b"".join(iter(lambda: os.read(fd, 4096), b""))
 os.close(fd)
 sys.stdout.write(out.decode())
 EOF

@@ -37,12 +37,7 @@ import os, sys
 fd = os.open(sys.argv[1], os.O_RDWR)
 for piece in (b"s:cpu-cl", b"ock cpu=0\ns:task-", b"clock", b" cpu=0\n"):
     os.write(fd, piece)
-out = b""
-while True:
-    b = os.read(fd, 4096)
-    if not b:
-        break
-    out += b
+out = b"".join(iter(lambda: os.read(fd, 4096), b""))
 os.close(fd)
 sys.stdout.write(out.decode())
 EOF

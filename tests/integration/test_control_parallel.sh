@@ -40,6 +40,21 @@ symtab = [i for i in range(shnum)
           if struct.unpack_from("<I", shdr(i), 4)[0] == 2][0]
 sh = shdr(symtab)
 size = os.fstat(f.fileno()).st_size
+
+def target_a():
+    """Section index and value of bpflinkfs_target_a in .symtab."""
+    symoff, symsize = struct.unpack_from("<QQ", sh, 0x18)
+    slink, = struct.unpack_from("<I", sh, 0x28)
+    soff, = struct.unpack_from("<Q", shdr(slink), 0x18)
+    f.seek(symoff)
+    syms = f.read(symsize)
+    for i in range(0, symsize, 24):
+        name, info, other, ndx, value = struct.unpack_from("<IBBHQ", syms, i)
+        f.seek(soff + name)
+        if f.read(19) == b"bpflinkfs_target_a\0":
+            return ndx, value
+    raise SystemExit("no bpflinkfs_target_a in .symtab")
+
 if mode == "hole":  # 4 GiB sparse, .symtab of 3 GiB in the hole
     struct.pack_into("<QQ", sh, 0x18, 256 * MiB, 3 * GiB // 24 * 24)
     put_shdr(symtab, sh)
@@ -65,16 +80,8 @@ elif mode == "bigsym":  # a written .symtab of 65 MiB, over the limit
     put_shdr(symtab, sh)
 elif mode == "many":  # 2.6 million aliases of bpflinkfs_target_a, many_f
     n = 2600000
-    link, symoff, symsize = (struct.unpack_from("<I", sh, 0x28)[0],
-                             *struct.unpack_from("<QQ", sh, 0x18))
-    stroff, = struct.unpack_from("<Q", shdr(link), 0x18)
-    f.seek(symoff)
-    syms = f.read(symsize)
-    for i in range(0, symsize, 24):
-        name, info, other, ndx, value = struct.unpack_from("<IBBHQ", syms, i)
-        f.seek(stroff + name)
-        if f.read(19) == b"bpflinkfs_target_a\0":
-            break
+    link, = struct.unpack_from("<I", sh, 0x28)
+    ndx, value = target_a()
     end = (size + 7) & ~7
     st = shdr(link)
     struct.pack_into("<QQ", st, 0x18, end, 8)
@@ -96,17 +103,7 @@ elif mode == "versions":  # 200,000 .dynsym names, 50,000 version needs
     stroff, strsize = struct.unpack_from("<QQ", shdr(link), 0x18)
     f.seek(stroff)
     strs = f.read(strsize)
-    # the value and section of bpflinkfs_target_a, from .symtab
-    symoff, symsize = struct.unpack_from("<QQ", sh, 0x18)
-    slink, = struct.unpack_from("<I", sh, 0x28)
-    soff, = struct.unpack_from("<Q", shdr(slink), 0x18)
-    f.seek(symoff)
-    syms = f.read(symsize)
-    for i in range(0, symsize, 24):
-        name, info, other, ndx, value = struct.unpack_from("<IBBHQ", syms, i)
-        f.seek(soff + name)
-        if f.read(19) == b"bpflinkfs_target_a\0":
-            break
+    ndx, value = target_a()
     end = (size + 7) & ~7
     blobs = [strs + b"many_v\0",
              b"\0" * 24 + struct.pack("<IBBHQQ", strsize, 0x12, 0, ndx,

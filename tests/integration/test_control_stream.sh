@@ -49,12 +49,7 @@ for expr in sys.argv[2:]:
         out.append("OK" if n == len(data) else "SHORT:%d" % n)
     except OSError as e:
         out.append(errno.errorcode.get(e.errno, str(e.errno)))
-ids = b""
-while True:
-    b = os.read(fd, 4096)
-    if not b:
-        break
-    ids += b
+ids = b"".join(iter(lambda: os.read(fd, 4096), b""))
 os.close(fd)
 print(" ".join(out + ids.decode().split()))
 EOF

@@ -99,12 +99,7 @@ try:
 except OSError as e:
     print(errno.errorcode.get(e.errno, e.errno))
     sys.exit(0)
-ids = b""
-while True:
-    b = os.read(fd, 4096)
-    if not b:
-        break
-    ids += b
+ids = b"".join(iter(lambda: os.read(fd, 4096), b""))
 print(" ".join(["OK"] + ids.decode().split()))
 EOF
 # wr [-n] DIR SPEC: write SPEC from DIR (10 s at most) to WMNT (default

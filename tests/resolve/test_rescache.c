@@ -22,7 +22,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "uprobe_internal.h"
+#include "uprobe_cache.h"
 #include "uprobe_target.h"
 
 #define NFUNC 1000

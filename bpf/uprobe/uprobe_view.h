@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A PATH in the writer's view of the file system (/proc/PID/root, cwd).
+ */
+#ifndef BPFLINKFS_UPROBE_VIEW_H
+#define BPFLINKFS_UPROBE_VIEW_H
+
+#include <sys/types.h>
+
+#include "uprobe_target.h"
+
+/**
+ * uprobe_view_resolve() - find @text (absolute or relative) as @pid sees it
+ * @text: the path
+ * @pid: as for uprobe_resolve_path()
+ * @written: the PATH as written, for messages
+ * @out: out, the daemon's path to the file (see uprobe_resolve_path())
+ * @mode: out, the file's type and mode
+ * @terr: out, a message on failure (may be NULL)
+ *
+ * Return: 0, or -errno (-EINVAL: inside the daemon's mount, or what an
+ * unseen writer cannot name).
+ */
+int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
+			char *out, mode_t *mode, struct uprobe_err *terr);
+
+#endif
