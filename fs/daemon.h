@@ -12,6 +12,7 @@
 struct counter;
 struct attached_set;
 struct event_hub;
+struct fuse_session;
 
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
@@ -24,6 +25,7 @@ struct daemon {
 	uid_t uid;
 	gid_t gid;
 	mode_t umask;
+	struct fuse_session *se; /* for notifications (tree.c) */
 };
 
 #endif

@@ -315,6 +315,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
 	if (!se)
 		return 1;
+	d->se = se;
 	if (fuse_set_signal_handlers(se))
 		goto out_destroy;
 	if (fuse_session_mount(se, o->mountpoint))

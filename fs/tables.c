@@ -2,7 +2,6 @@
 /* links, links.json and features: the whole view in one read. */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,84 +15,8 @@
 #include "tables.h"
 #include "fmt.h"
 #include "links.h"
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sbuf_reserve(struct sbuf *s, size_t more)
-{
-	size_t cap;
-	char *p;
-
-	if (s->oom || s->len + more < s->cap)
-		return;
-	cap = (s->cap ? s->cap * 2 : 4096) + more;
-	p = realloc(s->p, cap);
-	if (!p) {
-		s->oom = true;
-		return;
-	}
-	s->p = p;
-	s->cap = cap;
-}
-
-/* The NUL at the end is written by sbuf_finish() only. */
-static inline void sbuf_put(struct sbuf *s, const char *data, size_t n)
-{
-	if (s->len + n >= s->cap) {
-		sbuf_reserve(s, n + 1);
-		if (s->oom)
-			return;
-	}
-	memcpy(s->p + s->len, data, n);
-	s->len += n;
-}
-
-static void sbuf_put_u64(struct sbuf *s, uint64_t v)
-{
-	sbuf_reserve(s, 24);
-	if (!s->oom)
-		s->len += fmt_u64(s->p + s->len, s->cap - s->len, v, 0);
-}
-
-static void sbuf_printf(struct sbuf *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	sbuf_reserve(s, 256);
-	if (s->oom)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n >= s->cap - s->len) {
-		sbuf_reserve(s, n + 1);
-		if (s->oom)
-			return;
-		va_start(ap, fmt);
-		vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
-		va_end(ap);
-	}
-	if (n > 0)
-		s->len += n;
-}
-
-static char *sbuf_finish(struct sbuf *s, size_t *len)
-{
-	sbuf_reserve(s, 1);
-	if (s->oom) {
-		free(s->p);
-		errno = ENOMEM;
-		return NULL;
-	}
-	s->p[s->len] = '\0';
-	*len = s->len;
-	return s->p;
-}
+#include "prog_stats.h"
+#include "sbuf.h"
 
 /* A tab, newline or backslash inside a table value: \t, \n, \\ */
 static void put_table_value(struct sbuf *s, const char *v, size_t n)
@@ -113,35 +36,6 @@ static void put_table_value(struct sbuf *s, const char *v, size_t n)
 		run = i + 1;
 	}
 	sbuf_put(s, v + run, n - run);
-}
-
-/* Length of the valid UTF-8 sequence at @p, or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
 }
 
 /* Plain printable ASCII needs no escape: the common case, copied in runs */
@@ -479,5 +373,6 @@ char *render_features(size_t *len)
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
 	features_can_create(&s);
+	sbuf_printf(&s, "bpf_stats %d\n", bpf_stats_enabled() == 1);
 	return sbuf_finish(&s, len);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "access.h"
 #include "attached_fs.h"
@@ -27,6 +28,7 @@
 #include "owned.h"
 #include "render.h"
 #include "tables.h"
+#include "metrics.h"
 #include "fmt.h"
 #include "links.h"
 #include "handles.h"
@@ -57,12 +59,24 @@
 #define CONTROL_NODE 0x7fu
 #define INO_CONTROL INO(0, ROOT_FILE_BASE + RF_CONTROL)
 
-enum root_file_id { RF_CONTROL, RF_ERROR_LOG, RF_FEATURES, RF_LINKS, RF_JSON };
+enum root_file_id {
+	RF_CONTROL,
+	RF_ERROR_LOG,
+	RF_FEATURES,
+	RF_LINKS,
+	RF_JSON,
+	RF_METRICS,
+};
 
 struct root_file {
 	const char *name;
 	mode_t mode;
 	char *(*render)(const struct reader *r, size_t *len);
+	/*
+	 * content that moves with every hit: st_mtime is when it was made,
+	 * and an open pushes its length to the kernel (open_size_notify)
+	 */
+	bool live;
 };
 
 static char *render_error_log(const struct reader *r, size_t *len)
@@ -75,12 +89,19 @@ static char *render_features_file(const struct reader *r, size_t *len)
 	return render_features(len);
 }
 
+static char *render_metrics_file(const struct reader *r, size_t *len)
+{
+	return render_metrics(len);
+}
+
 static const struct root_file root_files[] = {
 	[RF_CONTROL] = {"control", 0600, NULL},
 	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
 	[RF_FEATURES] = {"features", 0444, render_features_file},
 	[RF_LINKS] = {"links", 0444, render_links_table},
 	[RF_JSON] = {"links.json", 0444, render_links_json},
+	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
+			.live = true},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
 
@@ -90,6 +111,7 @@ struct open_file {
 	bool error_log;
 	char *buf;
 	size_t len;
+	struct timespec made; /* when buf was rendered (live root files) */
 };
 
 struct dir_entry {
@@ -239,8 +261,8 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
 	struct link_view *v;
+	struct timespec made;
 	int n = 0;
-
 	off_t size = 0;
 
 	if (ino == FUSE_ROOT_ID)
@@ -251,6 +273,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
 			return -ENOENT;
+		clock_gettime(CLOCK_REALTIME, &made);
 		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
 				   &size);
 		if (!n)
@@ -258,6 +281,8 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 				  S_IFREG |
 					  root_files[idx - ROOT_FILE_BASE].mode,
 				  size);
+		if (!n && root_files[idx - ROOT_FILE_BASE].live)
+			st->st_mtim = made;
 		return n;
 	}
 	if (idx > link_file_count)
@@ -349,16 +374,22 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_entry(req, &e);
 }
 
-/* The size of what an open handle reads, or -1 when it has no fixed one. */
-static off_t handle_size(struct fuse_file_info *fi)
+/*
+ * The size of what an open handle reads, or -1 when it has no fixed one;
+ * in *made when it was rendered, if its file's mtime says so (else zero).
+ */
+static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
 {
 	struct open_file *of = fi ? handle_get(fi->fh) : NULL;
 	off_t size = -1;
 
+	*made = (struct timespec){0};
 	if (!of)
 		return -1;
-	if (!of->control && !of->error_log)
+	if (!of->control && !of->error_log) {
 		size = of->len;
+		*made = of->made;
+	}
 	handle_put(fi->fh);
 	return size;
 }
@@ -366,7 +397,8 @@ static off_t handle_size(struct fuse_file_info *fi)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	off_t size = handle_size(fi);
+	struct timespec made;
+	off_t size = handle_size(fi, &made);
 	struct stat st;
 	int err;
 
@@ -383,6 +415,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		st.st_size = size;
 		st.st_blocks = (size + 511) / 512;
 	}
+	if (!err && made.tv_sec)
+		st.st_mtim = made;
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -592,6 +626,8 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
 	} else if (!(*err = ino_reader(req, ino, &r))) {
+		if (root_files[rf].live)
+			clock_gettime(CLOCK_REALTIME, &of->made);
 		of->buf = root_files[rf].render(&r, &of->len);
 		*err = of->buf ? 0 : -errno;
 	}
@@ -705,6 +741,30 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
+/*
+ * Splice and sendfile readers take from the page cache up to the i_size
+ * the kernel holds, and an open does not refresh it: for content that
+ * grew since the last stat, the read would be cut. So before the open of
+ * a live root file is answered, its last page is stored in the page
+ * cache (FUSE_NOTIFY_STORE), which extends i_size to the handle's length;
+ * the open then drops the page cache (keep_cache 0), the read asks this
+ * handle, and a read that ends short of i_size shrinks it.
+ */
+static void open_size_notify(fuse_req_t req, fuse_ino_t ino,
+			     const struct open_file *of)
+{
+	struct daemon *d = fuse_req_userdata(req);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start;
+	struct fuse_bufvec bufv = FUSE_BUFVEC_INIT(0);
+
+	if (!of->len || !d->se)
+		return;
+	start = (of->len - 1) / page * page;
+	bufv.buf[0].mem = of->buf + start;
+	bufv.buf[0].size = of->len - start;
+	fuse_lowlevel_notify_store(d->se, ino, start, &bufv, 0);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct open_file *of = NULL;
@@ -717,6 +777,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		   idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
+		if (of && root_files[idx - ROOT_FILE_BASE].live)
+			open_size_notify(req, ino, of);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count &&
 		   link_files[idx - 1].flags & LF_STREAM) {
 		of = stream_open(req, ino, fi, &err);

@@ -124,7 +124,7 @@ while read -r mode path; do
 		else
 			ok
 		fi ;;
-	*/* | error_log | features | links | links.json)
+	*/* | error_log | features | links | links.json | metrics.prom)
 		if (((8#$mode & 8#004) == 0)); then
 			fail "$name (mode $mode) is not world-readable"
 		else
@@ -136,7 +136,7 @@ while read -r mode path; do
 			ok
 		fi ;;
 	esac
-done < <(t find "$MNT"/{control,error_log,features,links,links.json} \
+done < <(t find "$MNT"/{control,error_log,features,links,links.json,metrics.prom} \
 	-printf '%m %p\n'
 	t find "$MNT/$ID" "$MNT/$FOREIGN" -printf '%m %p\n')
 if (((8#$(stat -c %a "$MNT/error_log") & 8#022) != 0)); then

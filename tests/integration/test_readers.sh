@@ -47,8 +47,8 @@ sp=$(strace -f -e trace=sendfile "$BUSYBOX" cat "$MNT/features" 2>&1 \
 assert_match "busybox cat uses sendfile" "^[1-9]" "$sp"
 
 # Files whose value does not move while we read them.
-files=(features links links.json error_log control "$up/type" "$up/name"
-	"$up/offset" "$up/prog_id" "$up/prog_name" "$up/spec" "$up/symbol"
+files=(features links links.json metrics.prom error_log control "$up/type"
+	"$up/name" "$up/offset" "$up/prog_id" "$up/prog_name" "$up/spec" "$up/symbol"
 	"$tp/type" "$tp/name" "$tp/spec")
 # same_read WHAT FILE CMD...: CMD's output is what read(2) gives just
 # before it; the tables may change while other processes make links, so
