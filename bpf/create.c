@@ -13,7 +13,6 @@
 
 #include "attach.h"
 #include "log.h"
-#include "multi_create.h"
 #include "owned.h"
 #include "counter.h"
 #include "create.h"
@@ -243,9 +242,10 @@ static bool probe_is_tracing(const struct probe_spec *p)
 	       p->kind == PROBE_RAWTP;
 }
 
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *e, char *warning, size_t warning_len)
+int single_probe_create(const struct probe_spec *p, const char *line,
+			size_t len, pid_t pid, struct id_list *made,
+			struct path_memo *memo, struct bl_error *e,
+			char *warning, size_t warning_len)
 {
 	struct uprobe_target *ut = NULL;
 	bool per_cpu = false;
@@ -255,11 +255,6 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	e->err = 0;
 	e->column = 0;
 	e->msg[0] = warning[0] = '\0';
-	if (p->wildcard) {
-		free(spec);
-		return multi_probe_create(p, line, len, pid, made, memo, e,
-					  warning, warning_len);
-	}
 	if (!spec)
 		return -ENOMEM;
 	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {

@@ -19,7 +19,8 @@
 #define COMMAND_MAX_BYTES 8000u
 
 /**
- * probe_create() - make the link(s) for one parsed probe line
+ * single_probe_create() - make the link(s) for one parsed probe line
+ * without a wildcard (probe_create() in probe.c sends wildcards elsewhere)
  * @p: the parsed probe; its columns index @line
  * @line: the line as written, trimmed (stored as each link's spec), @len
  *        bytes
@@ -36,8 +37,9 @@
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *e, char *warning, size_t warning_len);
+int single_probe_create(const struct probe_spec *p, const char *line,
+			size_t len, pid_t pid, struct id_list *made,
+			struct path_memo *memo, struct bl_error *e,
+			char *warning, size_t warning_len);
 
 #endif

@@ -307,8 +307,8 @@ static int per_match(const struct probe_spec *p, const struct multi_targets *t,
 			snprintf(one->symbol, sizeof(one->symbol), "%s",
 				 t->m.m[i].name);
 		}
-		err = probe_create(one, line, len, pid, made, memo, e, warning,
-				   sizeof(warning));
+		err = single_probe_create(one, line, len, pid, made, memo, e,
+					  warning, sizeof(warning));
 	}
 	free(one);
 	return err;

@@ -6,7 +6,7 @@
 #include "create.h"
 
 /**
- * multi_probe_create() - probe_create() for a wildcard line (p->wildcard)
+ * multi_probe_create() - make the link for a wildcard line (p->wildcard)
  *
  * uprobe/uretprobe: the functions of PATH whose names match SYMBOL
  * (uprobe_glob()); kprobe/kretprobe: the functions of tracefs
@@ -15,9 +15,9 @@
  * the built-in program each target gets its own counter slot, in a row,
  * as its cookie; with prog= every target gets cookie=. On a kernel
  * without that link type, one perf-event link per match through
- * probe_create(), and @warning says so.
+ * single_probe_create(), and @warning says so.
  *
- * Arguments and return as probe_create(); -ENOENT with the caret under
+ * Arguments and return as single_probe_create(); -ENOENT with the caret under
  * the pattern when nothing matches.
  */
 int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,

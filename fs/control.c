@@ -15,6 +15,7 @@
 #include "log.h"
 #include "owned.h"
 #include "create.h"
+#include "probe.h"
 
 #define ERROR_LOG_ENTRIES 16
 

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One parsed PROBE line to its link(s): the entry of link creation. A
+ * wildcard line goes to multi_create.c, any other to create.c; both call
+ * down only (multi_create.c falls back to create.c one match at a time).
+ */
+#ifndef BPFLINKFS_PROBE_H
+#define BPFLINKFS_PROBE_H
+
+#include "create.h"
+
+/**
+ * probe_create() - make the link(s) for one parsed probe line
+ *
+ * Arguments, errors and what is left in @made on failure as
+ * single_probe_create() (create.h); a wildcard line makes one multi link
+ * (multi_probe_create()), or one perf-event link per match where the
+ * kernel has no multi links, with @warning saying so.
+ *
+ * Return: 0, or -errno (DESIGN.md 3.5).
+ */
+int probe_create(const struct probe_spec *p, const char *line, size_t len,
+		 pid_t pid, struct id_list *made, struct path_memo *memo,
+		 struct bl_error *e, char *warning, size_t warning_len);
+
+#endif
