@@ -13,7 +13,9 @@
 
 #include "fmt.h"
 #include "links.h"
+#include "attached.h"
 #include "metrics.h"
+#include "perf_names.h"
 #include "prog_stats.h"
 #include "sbuf.h"
 
@@ -438,14 +440,40 @@ static void prog_samples(struct metrics *m)
 
 /*
  * attached_samples() - bpflinkfs_attached_info{pid,fd,type,name,prog_id,
- * prog_name} 1 for each entry of attached/ (DESIGN 2.4). The hook for
- * attached/: this build has none.
- * Return: 0, or -errno.
+ * prog_name} 1 for each entry of attached/ (DESIGN 2.4), named as its
+ * files are (attached_fs.c)
+ * Return: 0, or -errno (a daemon without attached/ has none to add).
  */
-static int attached_samples(struct metrics *m)
+static int attached_samples(struct metrics *m, struct attached_set *as)
 {
-	(void)m;
-	return 0;
+	struct attached_probe *p = NULL;
+	int n = as ? attached_read_all(as, &p) : 0, i;
+
+	for (i = 0; i < n; i++) {
+		const char *type = perf_link_kind_name(p[i].f.kind);
+		struct sbuf *s = sample(m, FAM_ATTACHED_INFO);
+		int len = 0;
+
+		put_label_u64(s, true, "pid", p[i].pid);
+		put_label_u64(s, false, "fd", p[i].fd);
+		put_label(s, false, "type", type ? type : "",
+			  type ? strlen(type) : 0);
+		if (p[i].f.kind == PERF_LINK_EVENT)
+			len = perf_event_describe(p[i].f.event_type,
+						  p[i].f.config, m->buf,
+						  m->buflen);
+		put_label(s, false, "name",
+			  p[i].f.kind == PERF_LINK_EVENT ? m->buf : p[i].f.name,
+			  p[i].f.kind == PERF_LINK_EVENT
+				  ? (size_t)(len > 0 ? len : 0)
+				  : strlen(p[i].f.name));
+		put_label_u64(s, false, "prog_id", p[i].f.prog_id);
+		put_label(s, false, "prog_name", p[i].prog_name,
+			  strnlen(p[i].prog_name, sizeof(p[i].prog_name)));
+		put_value(s, 1);
+	}
+	free(p);
+	return n < 0 ? n : 0;
 }
 
 /* HELP, TYPE and the samples of each family that has any */
@@ -478,7 +506,7 @@ static void metrics_free(struct metrics *m)
 	free(m->buf);
 }
 
-char *render_metrics(size_t *len)
+char *render_metrics(struct attached_set *attached, size_t *len)
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX};
 	char *text = NULL;
@@ -496,7 +524,7 @@ char *render_metrics(size_t *len)
 	if (!err) {
 		types_samples(&m);
 		prog_samples(&m);
-		err = attached_samples(&m);
+		err = attached_samples(&m, attached);
 	}
 	if (!err)
 		text = metrics_text(&m, len);

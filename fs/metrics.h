@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+struct attached_set;
+
 #include "render.h"
 
 /**
@@ -16,6 +18,6 @@
  * Return: malloc'd text (caller frees), or NULL with errno (ENOMEM, or
  * the errno of the link enumeration).
  */
-char *render_metrics(size_t *len);
+char *render_metrics(struct attached_set *attached, size_t *len);
 
 #endif

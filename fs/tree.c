@@ -71,7 +71,8 @@ enum root_file_id {
 struct root_file {
 	const char *name;
 	mode_t mode;
-	char *(*render)(const struct reader *r, size_t *len);
+	char *(*render)(const struct daemon *d, const struct reader *r,
+			size_t *len);
 	/*
 	 * content that moves with every hit: st_mtime is when it was made,
 	 * and an open pushes its length to the kernel (open_size_notify)
@@ -79,27 +80,42 @@ struct root_file {
 	bool live;
 };
 
-static char *render_error_log(const struct reader *r, size_t *len)
+static char *render_error_log(const struct daemon *d, const struct reader *r,
+			      size_t *len)
 {
 	return error_log_render(len);
 }
 
-static char *render_features_file(const struct reader *r, size_t *len)
+static char *render_features_file(const struct daemon *d,
+				  const struct reader *r, size_t *len)
 {
 	return render_features(len);
 }
 
-static char *render_metrics_file(const struct reader *r, size_t *len)
+static char *render_links_file(const struct daemon *d, const struct reader *r,
+			       size_t *len)
 {
-	return render_metrics(len);
+	return render_links_table(r, len);
+}
+
+static char *render_json_file(const struct daemon *d, const struct reader *r,
+			      size_t *len)
+{
+	return render_links_json(r, len);
+}
+
+static char *render_metrics_file(const struct daemon *d,
+				 const struct reader *r, size_t *len)
+{
+	return render_metrics(d->attached, len);
 }
 
 static const struct root_file root_files[] = {
 	[RF_CONTROL] = {"control", 0600, NULL},
 	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
 	[RF_FEATURES] = {"features", 0444, render_features_file},
-	[RF_LINKS] = {"links", 0444, render_links_table},
-	[RF_JSON] = {"links.json", 0444, render_links_json},
+	[RF_LINKS] = {"links", 0444, render_links_file},
+	[RF_JSON] = {"links.json", 0444, render_json_file},
 	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
 			.live = true},
 };
@@ -189,7 +205,8 @@ static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
 }
 
 /* The length of root file @rf as it would read now. */
-static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
+static int root_file_size(const struct daemon *d, size_t rf, bool sees_addrs,
+			  off_t *size)
 {
 	struct reader r = {sees_addrs};
 	size_t len = 0;
@@ -198,7 +215,7 @@ static int root_file_size(size_t rf, bool sees_addrs, off_t *size)
 	if (rf == RF_CONTROL)
 		buf = owned_list(&len);
 	else
-		buf = root_files[rf].render(&r, &len);
+		buf = root_files[rf].render(d, &r, &len);
 	if (!buf)
 		return errno ? -errno : -ENOMEM;
 	free(buf);
@@ -274,7 +291,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
 			return -ENOENT;
 		clock_gettime(CLOCK_REALTIME, &made);
-		n = root_file_size(idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
+		n = root_file_size(d, idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
 				   &size);
 		if (!n)
 			attr_fill(d, st, ino,
@@ -628,7 +645,8 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	} else if (!(*err = ino_reader(req, ino, &r))) {
 		if (root_files[rf].live)
 			clock_gettime(CLOCK_REALTIME, &of->made);
-		of->buf = root_files[rf].render(&r, &of->len);
+		of->buf = root_files[rf].render(fuse_req_userdata(req), &r,
+						&of->len);
 		*err = of->buf ? 0 : -errno;
 	}
 	if (*err) {

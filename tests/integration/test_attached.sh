@@ -110,6 +110,14 @@ U=$(awk -F'\t' '$3 == "uprobe" {print $1}' "$WORK/bt.perf")
 TP=$(awk -F'\t' '$3 == "tracepoint" {print $1}' "$WORK/bt.perf")
 [ -n "$U" ] && [ -n "$TP" ] || die "bpftrace: no uprobe or no tracepoint"
 D=$MNT/attached/$BT_PID-$U
+
+# metrics.prom carries them as bpflinkfs_attached_info (DESIGN 2.4), with
+# the pid, fd, type, name and prog_id that bpftool perf show gave
+while IFS=$'\t' read -r fd prog type name _; do
+	want="bpflinkfs_attached_info{pid=\"$BT_PID\",fd=\"$fd\",type=\"$type\",name=\"$name\",prog_id=\"$prog\","
+	assert_true "metrics.prom: $type of bpftrace as bpflinkfs_attached_info" \
+		grep -qF "$want" "$MNT/metrics.prom"
+done <"$WORK/bt.perf"
 check_entry "bpftrace uprobe" "$D" type uprobe
 check_entry "bpftrace uprobe" "$D" name "$TGT"
 assert_num_eq "bpftrace uprobe: offset (readelf)" "$OFF_A" "$(cat "$D/offset")"
