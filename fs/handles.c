@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -115,4 +116,20 @@ void handle_put(uint64_t fh)
 void handle_close(uint64_t fh)
 {
 	put(fh, true);
+}
+
+void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err, void *obj,
+		void (*destroy)(void *obj))
+{
+	if (!err) {
+		fi->fh = handle_new(obj, destroy);
+		err = fi->fh ? 0 : -ENOMEM;
+	}
+	if (err) {
+		if (obj)
+			destroy(obj);
+		fuse_reply_err(req, -err);
+		return;
+	}
+	fuse_reply_open(req, fi);
 }

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <fuse_lowlevel.h>
+
 /**
  * handle_new() - register @obj; @destroy frees it when the last user goes
  * Return: the value for fuse_file_info.fh, or 0 on ENOMEM (then @obj is
@@ -25,5 +27,13 @@ void handle_put(uint64_t fh);
 
 /** handle_close() - RELEASE: no new users; freed when the last is done */
 void handle_close(uint64_t fh);
+
+/**
+ * reply_open() - reply to an OPEN or OPENDIR: @err (-errno) when it
+ * failed, else register @obj as its handle (@destroy frees @obj, also when
+ * that fails)
+ */
+void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err, void *obj,
+		void (*destroy)(void *obj));
 
 #endif

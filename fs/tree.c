@@ -1,14 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The FUSE low-level operations. Inode numbers are computed, never stored:
- * (link id << 8) | (1 + index into link_files[]) for a link's files,
- * (link id << 8) for its directory, and id 0 for the root and its files.
- * A file whose content depends on the reader (addr, the tables) has two
- * inodes, bit 7 set for readers who see kernel addresses: the page cache,
- * which splice and sendfile read from, is per inode, so one class of
- * reader never reads what was rendered for the other.
- * attached/ has an inode space of its own, bit 63 set (attached_fs.h):
- * link inodes never reach bit 40, so the two cannot collide.
+ * The FUSE low-level operations on the tree's files; directories are in
+ * dirs.c, the inode scheme in ino.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +17,8 @@
 #include "attached_fs.h"
 #include "control.h"
 #include "daemon.h"
+#include "dirs.h"
+#include "ino.h"
 #include "events.h"
 #include "owned.h"
 #include "render.h"
@@ -33,40 +28,6 @@
 #include "links.h"
 #include "handles.h"
 #include "tree.h"
-
-#define INO(id, idx) ((fuse_ino_t)(id) << 8 | (idx))
-#define INO_ID(ino) ((__u32)((ino) >> 8))
-#define INO_IDX(ino) ((unsigned int)((ino)&0x7f))
-#define INO_SEES 0x80u
-#define INO_SEES_ADDRS(ino) (((ino)&INO_SEES) != 0)
-#define ROOT_FILE_BASE 2
-/*
- * The root's files keep their inode while mounted, so the kernel may keep
- * their dentries (control's excepted, see below). Attributes always have
- * a timeout of 0: sizes and the root's link count follow the content
- * (DESIGN 2.1), and so do the dentries of reader-dependent files.
- */
-#define ROOT_TIMEOUT 86400.0
-/*
- * control is the exception: each LOOKUP of it answers a new node id,
- * INO(generation, CONTROL_NODE), so that each open has an inode of its
- * own. The kernel serialises the writes to one inode (its i_rwsem), and a
- * write request may take long (a large ELF file to resolve): writers on
- * other handles must not wait for it. Its attributes, st_ino included,
- * are control's; its dentry has a timeout of 0, so every path walk looks
- * it up again. (CONTROL_NODE is an index no link file has.)
- */
-#define CONTROL_NODE 0x7fu
-#define INO_CONTROL INO(0, ROOT_FILE_BASE + RF_CONTROL)
-
-enum root_file_id {
-	RF_CONTROL,
-	RF_ERROR_LOG,
-	RF_FEATURES,
-	RF_LINKS,
-	RF_JSON,
-	RF_METRICS,
-};
 
 struct root_file {
 	const char *name;
@@ -104,8 +65,8 @@ static char *render_json_file(const struct daemon *d, const struct reader *r,
 	return render_links_json(r, len);
 }
 
-static char *render_metrics_file(const struct daemon *d,
-				 const struct reader *r, size_t *len)
+static char *render_metrics_file(const struct daemon *d, const struct reader *r,
+				 size_t *len)
 {
 	return render_metrics(d->attached, len);
 }
@@ -120,6 +81,12 @@ static const struct root_file root_files[] = {
 			.live = true},
 };
 #define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
+_Static_assert(ROOT_FILE_COUNT == RF_COUNT, "one root_files entry a root file");
+
+const char *root_file_name(enum root_file_id rf)
+{
+	return root_files[rf].name;
+}
 
 struct open_file {
 	struct control_handle *control; /* control only */
@@ -128,17 +95,6 @@ struct open_file {
 	char *buf;
 	size_t len;
 	struct timespec made; /* when buf was rendered (live root files) */
-};
-
-struct dir_entry {
-	char name[16];
-	fuse_ino_t ino;
-	mode_t mode;
-};
-
-struct open_dir {
-	struct dir_entry *entries;
-	size_t len;
 };
 
 static time_t mount_time;
@@ -440,94 +396,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_attr(req, &st, 0);
 }
 
-static int dir_add(struct open_dir *d, size_t *cap, const char *name,
-		   fuse_ino_t ino, mode_t mode)
-{
-	if (d->len == *cap) {
-		void *p = realloc(d->entries, (*cap = *cap ? *cap * 2 : 32) *
-						      sizeof(*d->entries));
-
-		if (!p)
-			return -ENOMEM;
-		d->entries = p;
-	}
-	fmt_put(d->entries[d->len].name, sizeof(d->entries[0].name), name,
-		strlen(name), 0);
-	d->entries[d->len].ino = ino;
-	d->entries[d->len++].mode = mode;
-	return 0;
-}
-
-/* The root: its files, then one directory per perf link now. */
-static int root_snapshot(struct open_dir *d, size_t *cap)
-{
-	__u32 *ids = NULL;
-	char name[16];
-	size_t i;
-	int n, err = 0;
-
-	for (i = 0; !err && i < ROOT_FILE_COUNT; i++)
-		err = dir_add(d, cap, root_files[i].name,
-			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
-	if (!err)
-		err = dir_add(d, cap, ATTACHED_DIR_NAME, ATTACHED_DIR_INO,
-			      S_IFDIR);
-	n = err ? err : listed_link_ids(&ids);
-	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
-		fmt_u64(name, sizeof(name), ids[i], 0);
-		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
-	}
-	free(ids);
-	return err ? err : n < 0 ? n : 0;
-}
-
-static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
-{
-	struct link_view *v = malloc(sizeof(*v));
-	struct reader r = {false};
-	size_t i;
-	int err = v ? link_view_load(id, v) : -ENOMEM;
-
-	if (!err)
-		v->reader = &r;
-	for (i = 0; !err && i < link_file_count; i++)
-		if (link_file_applies(i, v))
-			err = dir_add(d, cap, link_files[i].name,
-				      INO(id, 1 + i), S_IFREG);
-	free(v);
-	return err;
-}
-
-struct dir_sink {
-	struct open_dir *d;
-	size_t *cap;
-};
-
-static int dir_sink_add(void *ctx, const char *name, fuse_ino_t ino,
-			mode_t mode)
-{
-	struct dir_sink *sink = ctx;
-
-	return dir_add(sink->d, sink->cap, name, ino, mode);
-}
-
-static int attached_snapshot(fuse_req_t req, fuse_ino_t ino, struct open_dir *d,
-			     size_t *cap)
-{
-	const struct daemon *dm = fuse_req_userdata(req);
-	struct dir_sink sink = {d, cap};
-
-	return attached_list(dm->attached, ino, dir_sink_add, &sink);
-}
-
-static void open_dir_free(void *obj)
-{
-	struct open_dir *d = obj;
-
-	free(d->entries);
-	free(d);
-}
-
 static void open_file_free(void *obj)
 {
 	struct open_file *of = obj;
@@ -539,87 +407,6 @@ static void open_file_free(void *obj)
 	event_stream_close(of->stream);
 	free(of->buf);
 	free(of);
-}
-
-/*
- * Reply to an OPEN or OPENDIR: @err (-errno) when it failed, else register
- * @obj as its handle (@destroy frees @obj, also when it fails).
- */
-static void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err,
-		       void *obj, void (*destroy)(void *obj))
-{
-	if (!err) {
-		fi->fh = handle_new(obj, destroy);
-		err = fi->fh ? 0 : -ENOMEM;
-	}
-	if (err) {
-		if (obj)
-			destroy(obj);
-		fuse_reply_err(req, -err);
-		return;
-	}
-	fuse_reply_open(req, fi);
-}
-
-static void op_opendir(fuse_req_t req, fuse_ino_t ino,
-		       struct fuse_file_info *fi)
-{
-	struct open_dir *d = calloc(1, sizeof(*d));
-	size_t cap = 0;
-	int err = d ? 0 : -ENOMEM;
-
-	if (!err)
-		err = dir_add(d, &cap, ".", ino, S_IFDIR);
-	if (!err)
-		err = dir_add(d, &cap, "..", FUSE_ROOT_ID, S_IFDIR);
-	if (!err && ino == FUSE_ROOT_ID)
-		err = root_snapshot(d, &cap);
-	else if (!err && attached_is_ino(ino))
-		err = attached_snapshot(req, ino, d, &cap);
-	else if (!err && INO_ID(ino) && INO_IDX(ino) == 0)
-		err = link_dir_snapshot(INO_ID(ino), d, &cap);
-	else if (!err)
-		err = -ENOTDIR;
-	fi->cache_readdir = 0;
-	reply_open(req, fi, err, d, open_dir_free);
-}
-
-static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
-		       struct fuse_file_info *fi)
-{
-	struct open_dir *d = handle_get(fi->fh);
-	char *buf = d ? malloc(size) : NULL;
-	size_t used = 0;
-	struct stat st;
-
-	if (!buf) {
-		if (d)
-			handle_put(fi->fh);
-		fuse_reply_err(req, d ? ENOMEM : EBADF);
-		return;
-	}
-	for (; off >= 0 && (size_t)off < d->len; off++) {
-		size_t n;
-
-		memset(&st, 0, sizeof(st));
-		st.st_ino = d->entries[off].ino;
-		st.st_mode = d->entries[off].mode;
-		n = fuse_add_direntry(req, buf + used, size - used,
-				      d->entries[off].name, &st, off + 1);
-		if (n > size - used)
-			break;
-		used += n;
-	}
-	fuse_reply_buf(req, buf, used);
-	free(buf);
-	handle_put(fi->fh);
-}
-
-static void op_releasedir(fuse_req_t req, fuse_ino_t ino,
-			  struct fuse_file_info *fi)
-{
-	handle_close(fi->fh);
-	fuse_reply_err(req, 0);
 }
 
 static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
@@ -942,9 +729,9 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st,
-				INO_ID(ino) || attached_is_ino(ino) ? 0
-								    : ROOT_TIMEOUT);
+		fuse_reply_attr(
+			req, &st,
+			INO_ID(ino) || attached_is_ino(ino) ? 0 : ROOT_TIMEOUT);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -954,11 +741,12 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct stat st;
 	int err;
 
-	if (attached_is_ino(parent) || (parent == FUSE_ROOT_ID &&
-					!strcmp(name, ATTACHED_DIR_NAME))) {
+	if (attached_is_ino(parent) ||
+	    (parent == FUSE_ROOT_ID && !strcmp(name, ATTACHED_DIR_NAME))) {
 		/* removing a bare probe is its holder's business */
-		err = parent == FUSE_ROOT_ID ? 0
-					     : attached_lookup(parent, name, &ino);
+		err = parent == FUSE_ROOT_ID
+			      ? 0
+			      : attached_lookup(parent, name, &ino);
 		if (!err && parent != FUSE_ROOT_ID)
 			err = ino_stat(fuse_req_userdata(req), ino, &st);
 		err = err ? err : -EPERM;
@@ -1031,9 +819,9 @@ const struct fuse_lowlevel_ops tree_ops = {
 	.lookup = op_lookup,
 	.getattr = op_getattr,
 	.setattr = op_setattr,
-	.opendir = op_opendir,
-	.readdir = op_readdir,
-	.releasedir = op_releasedir,
+	.opendir = dirs_opendir,
+	.readdir = dirs_readdir,
+	.releasedir = dirs_releasedir,
 	.open = op_open,
 	.read = op_read,
 	.write = op_write,
