@@ -279,11 +279,12 @@ mapfile -t DUP < <(ctl_create "U:$FIX:other:dup"$'\n')
 assert_eq "other:dup: one location" 1 "${#DUP[@]}"
 # a USDT probe of a program Debian ships: python3's gc__start (semaphore
 # guarded), driven by gc.collect(); other Python processes may add hits
-PY=$(readlink -f "$(command -v python3)")
-if readelf -nW "$PY" | grep -q "Name: gc__start"; then
+# (the daemon finds a bare command on its fixed PATH: /usr/bin/python3)
+PY=$(readlink -f /usr/bin/python3)
+if [ -x "$PY" ] && readelf -nW "$PY" | grep -q "Name: gc__start"; then
 	mapfile -t PYL < <(ctl_create "U:python3:python:gc__start"$'\n')
 	assert_true "python3 gc__start link" test -n "${PYL[0]:-}"
-	python3 -c 'import gc
+	/usr/bin/python3 -c 'import gc
 for i in range(20): gc.collect()'
 	assert_true "python3 gc__start counts 20 gc.collect() calls" \
 		test "$(cat "$MNT/${PYL[0]:-0}/hits")" -ge 20
