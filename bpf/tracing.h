@@ -36,17 +36,4 @@
 int tracing_link_create(const struct probe_spec *p, int hits_fd, uint32_t slot,
 			struct bl_error *e);
 
-/**
- * tracing_supported() - can fentry/fexit programs be loaded and attached
- * here? Loads a fentry program on a vmlinux function (once, the answer is
- * kept) and attaches nothing.
- */
-bool tracing_supported(void);
-
-/**
- * rawtracepoint_supported() - can raw tracepoint programs be loaded here?
- * (BPF_PROG_TYPE_RAW_TRACEPOINT, once, the answer is kept)
- */
-bool rawtracepoint_supported(void);
-
 #endif
