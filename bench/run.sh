@@ -7,7 +7,8 @@
 # 1,000 uprobes through control against a bare loop and libbpf's by-name
 # attach, and removing them), then listing.sh (bpftool 7.5, the C floor,
 # the FUSE floor, memory), then cost_per_hit.sh (ns per probed call: no
-# probe, an empty program, the built-in counter, bpftrace count()). Both tables go to stdout and together to
+# probe, an empty program, the built-in counter, bpftrace count()), then
+# churn_listing.sh (listing while owned uprobes are released). Both tables go to stdout and together to
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
 #   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
@@ -44,6 +45,9 @@ bash "$here/listing.sh" "${listing_args[@]}" | tee -a "$out"
 rc=${PIPESTATUS[0]}
 echo | tee -a "$out"
 bash "$here/cost_per_hit.sh" "${cost_args[@]}" | tee -a "$out"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo | tee -a "$out"
+bash "$here/churn_listing.sh" 300 4 | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "run.sh: both tables: $out" >&2
 exit "$rc"
