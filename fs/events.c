@@ -24,6 +24,8 @@
 #include "event_ring.h"
 #include "counter.h"
 #include "owned.h"
+#include "render.h"
+#include "render_multi.h"
 
 /* per stream: ~4,000 lines; a reader further behind loses events */
 #define STREAM_QUEUE_BYTES (256u << 10)
@@ -234,6 +236,34 @@ static void outbox_send(struct outbox *out)
 	out->nr = out->nph = 0;
 }
 
+/* An own multi link: one slot per target, named as `funcs` names it. */
+static int multi_slots(const struct owned_info *own, struct link_slot **out,
+		       bool *multi)
+{
+	struct link_view *v = malloc(sizeof(*v));
+	struct reader r = {false};
+	char **names = NULL;
+	int n = v ? link_view_load(own->id, v) : -ENOMEM, i;
+
+	if (!n) {
+		v->reader = &r;
+		n = multi_target_names(v, &names);
+	}
+	free(v);
+	if (n > 0 && !(*out = calloc(n, sizeof(**out)))) {
+		for (i = 0; i < n; i++)
+			free(names[i]);
+		n = -ENOMEM;
+	}
+	for (i = 0; n > 0 && i < n; i++) {
+		(*out)[i].slot = own->slot + i;
+		(*out)[i].target = names[i];
+	}
+	free(names);
+	*multi = n > 0;
+	return n ? n : -ENOENT;
+}
+
 /*
  * The counter slots of an own link, with their TARGET names. A perf-event
  * link has one slot (its cookie) and no TARGET column. HOOK for multi links
@@ -248,6 +278,8 @@ static int link_slots(const struct owned_info *own, struct link_slot **out,
 	*multi = false;
 	if (own->slot <= 0)
 		return -ENOENT;
+	if (own->nslots)
+		return multi_slots(own, out, multi);
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
@@ -255,7 +287,7 @@ static int link_slots(const struct owned_info *own, struct link_slot **out,
 	return 1;
 }
 
-/* TARGET only on multi links; "-" when the hook gave no name */
+/* TARGET only on multi links; "-" when no name was found */
 static const char *target_of(const struct event_link *l, uint32_t i)
 {
 	if (!l->multi)

@@ -165,3 +165,55 @@ int render_funcs(const struct link_view *v, char *buf, size_t len)
 	free(text);
 	return err ? err : (int)n;
 }
+
+/* The name of target @i, "-" when unknown; @ks for kprobe_multi. */
+static char *target_name(const struct link_view *v, const struct multi_info *mi,
+			 bool same, struct ksyms *ks, __u32 i)
+{
+	char name[PROBE_GLOB_NAME_MAX + 32];
+
+	if (mi->link_type == LINK_TYPE_UPROBE_MULTI)
+		target_symbol(v, mi->path, same, mi->t[i].where, name,
+			      sizeof(name));
+	else if (!ks || ksyms_name(ks, mi->t[i].where, name, sizeof(name)))
+		snprintf(name, sizeof(name), "-");
+	return strdup(name);
+}
+
+int multi_target_names(const struct link_view *v, char ***names)
+{
+	struct multi_info *mi = calloc(1, sizeof(*mi));
+	unsigned int n = v->own.nslots;
+	char **out = calloc(n ? n : 1, sizeof(*out));
+	struct ksyms *ks = NULL;
+	int err = mi && out ? multi_info_read(v->f.id, mi) : -ENOMEM;
+	bool same = false;
+	__u32 i;
+
+	if (!err && mi->link_type == LINK_TYPE_KPROBE_MULTI)
+		ks = ksyms_load();
+	if (!err && mi->link_type == LINK_TYPE_UPROBE_MULTI)
+		same = probed_file_is_there(v, mi->path);
+	for (i = 0; !err && mi->has_cookies && i < mi->count; i++) {
+		uint64_t at = mi->t[i].cookie - v->own.slot;
+
+		if (mi->t[i].cookie >= (uint64_t)v->own.slot && at < n &&
+		    !out[at])
+			out[at] = target_name(v, mi, same, ks, i);
+	}
+	for (i = 0; !err && i < n; i++)
+		if (!out[i] && !(out[i] = strdup("-")))
+			err = -ENOMEM;
+	ksyms_free(ks);
+	if (mi)
+		multi_info_free(mi);
+	free(mi);
+	if (err) {
+		for (i = 0; out && i < n; i++)
+			free(out[i]);
+		free(out);
+		return err;
+	}
+	*names = out;
+	return n;
+}

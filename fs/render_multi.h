@@ -24,4 +24,15 @@ int render_funcs(const struct link_view *v, char *buf, size_t len);
 /* hits of an owned link: the sum over its slots (every target's) */
 int render_multi_hits(const struct link_view *v, uint64_t *sum);
 
+/**
+ * multi_target_names() - each target of an own multi link named as `funcs`
+ * names it (SYMBOL of uprobe_multi, FUNC of kprobe_multi), by counter slot
+ * @v: the link, loaded, owned, with own.nslots > 0
+ * @names: out, calloc'd array of own.nslots malloc'd strings: the target
+ *         counted in slot own.slot + i at [i]; "-" where unknown (a file
+ *         replaced, a kernel that reports no kprobe_multi cookies)
+ * Return: own.nslots, or -errno (-ENOENT: the link is gone).
+ */
+int multi_target_names(const struct link_view *v, char ***names);
+
 #endif

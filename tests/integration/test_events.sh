@@ -161,6 +161,29 @@ else
 	echo "note: no syscalls:sys_enter_getppid tracepoint, not tried"
 fi
 
+# --- a multi link: TARGET names the function hit (nm's names, +0x0 as
+# funcs writes an entry)
+if [ -n "${MULTI_TARGET:-}" ] && [ -x "$MULTI_TARGET" ]; then
+	MT=$(readlink -f "$MULTI_TARGET")
+	MULTI=$(ctl_create "uprobe:$MT:fn_t*"$'\n') || die "multi"
+	start_reader multi "$MULTI"
+	"$MT" 0 2 1 0 >/dev/null &
+	pid=$!
+	wait "$pid"
+	wait_lines "$WORK/multi.out" 3
+	stop_reader multi
+	for fn in $(nm "$MT" | awk '$3 ~ /^fn_t/ {print $3}'); do
+		want=$([ "$fn" = fn_two ] && echo 2 || echo 1)
+		assert_eq "multi link: lines with TARGET $fn+0x0" "$want" \
+			"$(awk -F'\t' -v p="$pid" -v t="$fn+0x0" \
+				'$3 == p && $6 == t && NF == 6' "$WORK/multi.out" |
+				wc -l)"
+	done
+	echo "-$MULTI" >"$MNT/control"
+else
+	echo "note: \$MULTI_TARGET not set, multi link TARGET not tried"
+fi
+
 # --- removing the link ends its stream: a blocked reader gets end of file
 GONE=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "uprobe"
 start_reader gone "$GONE"
