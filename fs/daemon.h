@@ -10,9 +10,11 @@
 #include <sys/types.h>
 
 struct counter;
+struct attached_set;
 
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
+	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		 /* -o pin_dir=, or NULL */
 	bool allow_other;
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */

@@ -17,11 +17,13 @@
 #include <fuse_lowlevel.h>
 
 #include "attach.h"
+#include "attached.h"
 #include "daemon.h"
 #include "log.h"
 #include "owned.h"
 #include "link_ids.h"
 #include "can_create.h"
+#include "holders.h"
 #include "counter.h"
 #include "perf_names.h"
 #include "pin.h"
@@ -273,6 +275,7 @@ static int daemon_setup(struct daemon *d)
 	}
 	detect_sw_aliases(d->counter);
 	can_create_detect(); /* loads: at start, not in a reader's open */
+	holders_open();	     /* pids: the task-file iterator */
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
@@ -283,6 +286,10 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 	if (d->pin_dir)
 		pin_adopt();
+	err = attached_open(&d->attached);
+	if (err)
+		fprintf(stderr, "bpflinkfs: attached/ unavailable: %s\n",
+			strerror(-err));
 	return 0;
 }
 
@@ -402,6 +409,8 @@ int main(int argc, char **argv)
 	ret = run_session(&args, &o, &daemon_state);
 out:
 	link_ids_close();
+	attached_close(daemon_state.attached);
+	holders_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
 	free(daemon_state.pin_dir);

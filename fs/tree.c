@@ -7,6 +7,8 @@
  * inodes, bit 7 set for readers who see kernel addresses: the page cache,
  * which splice and sendfile read from, is per inode, so one class of
  * reader never reads what was rendered for the other.
+ * attached/ has an inode space of its own, bit 63 set (attached_fs.h):
+ * link inodes never reach bit 40, so the two cannot collide.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <time.h>
 
 #include "access.h"
+#include "attached_fs.h"
 #include "control.h"
 #include "daemon.h"
 #include "owned.h"
@@ -135,6 +138,8 @@ static bool ino_reader_dependent(fuse_ino_t ino)
 {
 	unsigned int idx = INO_IDX(ino);
 
+	if (attached_is_ino(ino))
+		return attached_reader_dependent(ino);
 	if (INO_ID(ino) == 0)
 		return idx == ROOT_FILE_BASE + RF_LINKS ||
 		       idx == ROOT_FILE_BASE + RF_JSON;
@@ -186,7 +191,7 @@ static int root_stat(const struct daemon *d, struct stat *st)
 	if (n < 0)
 		return n;
 	attr_fill(d, st, FUSE_ROOT_ID, S_IFDIR | 0755, 0);
-	st->st_nlink = 2 + n;
+	st->st_nlink = 2 + n + 1; /* attached/ */
 	return 0;
 }
 
@@ -208,6 +213,23 @@ static fuse_ino_t control_node(void)
 	return INO(g, CONTROL_NODE);
 }
 
+/* Attributes of an inode of attached/, asked of the kernel now. */
+static int attached_stat(const struct daemon *d, fuse_ino_t ino,
+			 struct stat *st)
+{
+	mode_t mode;
+	off_t size;
+	nlink_t nlink;
+	int err = attached_attr(d->attached, ino, INO_SEES_ADDRS(ino), &mode,
+				&size, &nlink);
+
+	if (!err) {
+		attr_fill(d, st, ino, mode, size);
+		st->st_nlink = nlink;
+	}
+	return err;
+}
+
 /* Attributes of @ino, checked against the kernel now. */
 static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 {
@@ -220,6 +242,8 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 
 	if (ino == FUSE_ROOT_ID)
 		return root_stat(d, st);
+	if (attached_is_ino(ino))
+		return attached_stat(d, ino, st);
 	if (id == 0) {
 		if (idx < ROOT_FILE_BASE ||
 		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
@@ -287,6 +311,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 				e.ino = INO(0, ROOT_FILE_BASE + i);
 		if (!e.ino && parse_id(name))
 			e.ino = INO(parse_id(name), 0);
+		if (!strcmp(name, ATTACHED_DIR_NAME))
+			e.ino = ATTACHED_DIR_INO;
+	} else if (attached_is_ino(parent)) {
+		err = attached_lookup(parent, name, &e.ino);
 	} else if (INO_ID(parent) && INO_IDX(parent) == 0) {
 		for (i = 0; i < link_file_count; i++)
 			if (strcmp(name, link_files[i].name) == 0)
@@ -303,7 +331,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -err);
 		return;
 	}
-	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino))
+	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino) &&
+	    !attached_is_ino(e.ino))
 		e.entry_timeout = ROOT_TIMEOUT;
 	if (e.ino == INO_CONTROL) {
 		e.ino = control_node();
@@ -372,6 +401,9 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 	for (i = 0; !err && i < ROOT_FILE_COUNT; i++)
 		err = dir_add(d, cap, root_files[i].name,
 			      INO(0, ROOT_FILE_BASE + i), S_IFREG);
+	if (!err)
+		err = dir_add(d, cap, ATTACHED_DIR_NAME, ATTACHED_DIR_INO,
+			      S_IFDIR);
 	n = err ? err : listed_link_ids(&ids);
 	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
 		fmt_u64(name, sizeof(name), ids[i], 0);
@@ -396,6 +428,28 @@ static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
 				      INO(id, 1 + i), S_IFREG);
 	free(v);
 	return err;
+}
+
+struct dir_sink {
+	struct open_dir *d;
+	size_t *cap;
+};
+
+static int dir_sink_add(void *ctx, const char *name, fuse_ino_t ino,
+			mode_t mode)
+{
+	struct dir_sink *sink = ctx;
+
+	return dir_add(sink->d, sink->cap, name, ino, mode);
+}
+
+static int attached_snapshot(fuse_req_t req, fuse_ino_t ino, struct open_dir *d,
+			     size_t *cap)
+{
+	const struct daemon *dm = fuse_req_userdata(req);
+	struct dir_sink sink = {d, cap};
+
+	return attached_list(dm->attached, ino, dir_sink_add, &sink);
 }
 
 static void open_dir_free(void *obj)
@@ -451,6 +505,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino,
 		err = dir_add(d, &cap, "..", FUSE_ROOT_ID, S_IFDIR);
 	if (!err && ino == FUSE_ROOT_ID)
 		err = root_snapshot(d, &cap);
+	else if (!err && attached_is_ino(ino))
+		err = attached_snapshot(req, ino, d, &cap);
 	else if (!err && INO_ID(ino) && INO_IDX(ino) == 0)
 		err = link_dir_snapshot(INO_ID(ino), d, &cap);
 	else if (!err)
@@ -562,14 +618,40 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
+/* A file of attached/: read-only, reader-dependent where addr is */
+static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
+					    struct fuse_file_info *fi, int *err)
+{
+	const struct daemon *d = fuse_req_userdata(req);
+	struct open_file *of = calloc(1, sizeof(*of));
+	struct reader r;
+
+	*err = of ? 0 : -ENOMEM;
+	if (!*err && (fi->flags & O_ACCMODE) != O_RDONLY)
+		*err = -EACCES;
+	if (!*err)
+		*err = ino_reader(req, ino, &r);
+	if (!*err)
+		*err = attached_render(d->attached, ino, r.sees_addrs, &of->buf,
+				       &of->len);
+	fi->direct_io = 1; /* always current; the tables depend on the reader */
+	if (*err) {
+		free(of);
+		return NULL;
+	}
+	return of;
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct open_file *of = NULL;
 	unsigned int idx = INO_IDX(ino = ino_canon(ino));
 	int err = -ENOENT;
 
-	if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
-	    idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
+	if (attached_is_ino(ino)) { /* first: INO_ID() is 0 for some */
+		of = attached_file_open(req, ino, fi, &err);
+	} else if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
+		   idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
@@ -693,15 +775,27 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		fuse_reply_attr(req, &st, INO_ID(ino) ? 0 : ROOT_TIMEOUT);
+		fuse_reply_attr(req, &st,
+				INO_ID(ino) || attached_is_ino(ino) ? 0
+								    : ROOT_TIMEOUT);
 }
 
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	__u32 id = parse_id(name);
+	fuse_ino_t ino;
+	struct stat st;
 	int err;
 
-	if (parent != FUSE_ROOT_ID || !id)
+	if (attached_is_ino(parent) || (parent == FUSE_ROOT_ID &&
+					!strcmp(name, ATTACHED_DIR_NAME))) {
+		/* removing a bare probe is its holder's business */
+		err = parent == FUSE_ROOT_ID ? 0
+					     : attached_lookup(parent, name, &ino);
+		if (!err && parent != FUSE_ROOT_ID)
+			err = ino_stat(fuse_req_userdata(req), ino, &st);
+		err = err ? err : -EPERM;
+	} else if (parent != FUSE_ROOT_ID || !id)
 		err = -ENOENT;
 	else if (fuse_req_ctx(req)->uid != 0)
 		err = -EACCES;

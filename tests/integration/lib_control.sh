@@ -57,12 +57,12 @@ EOF
 
 # daemon_link_ids: the BPF link ids the daemon holds fds of, from
 # /proc/PID/fdinfo (the kernel's view, "link_id:" lines), sorted; all but
-# its one iter link over bpf_link (bpf/link_ids.c), which it always holds.
+# its iter links (over bpf_link: bpf/link_ids.c; over task_file:
+# bpf/task_files.c), which it always holds.
 daemon_link_ids() {
 	local f
 	for f in /proc/"$BL_DAEMON_PID"/fdinfo/*; do
-		grep -qx 'target_name:[[:space:]]*bpf_link' "$f" 2>/dev/null &&
-			continue
+		grep -q '^target_name:' "$f" 2>/dev/null && continue
 		sed -n 's/^link_id:[[:space:]]*//p' "$f" 2>/dev/null
 	done | sort -n
 }

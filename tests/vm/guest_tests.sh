@@ -318,6 +318,68 @@ addr_rule() {
 	echo "$old_par" >/proc/sys/kernel/perf_event_paranoid
 }
 
+# attached/: perf events with a program and no link, made by setbpf (the
+# ioctl): a kprobe, a uprobe and a software event; addr per reader.
+test_attached() {
+	local fn=do_nanosleep addr pid d i kfd kprog ufd uprog efd eprog par
+	[ -x "$BL/setbpf" ] || { skip "attached/: setbpf not built"; return; }
+	par=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	addr=$(ksym "$fn")
+	rm -f "$WORK/sb.in"
+	mkfifo "$WORK/sb.in"
+	"$BL/setbpf" "kprobe:$fn" "uprobe:$TARGET:$TGT_A_OFF" software:cpu-clock \
+		<"$WORK/sb.in" >"$WORK/sb.out" 2>"$WORK/sb.err" &
+	pid=$!
+	exec 7>"$WORK/sb.in"
+	for i in $(seq 100); do
+		grep -qx ready "$WORK/sb.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	if ! grep -qx ready "$WORK/sb.out"; then
+		fail "attached/: setbpf: $(cat "$WORK/sb.err")"
+		exec 7>&-
+		return
+	fi
+	read -r kfd kprog < <(sed -n 1p "$WORK/sb.out")
+	read -r ufd uprog < <(sed -n 2p "$WORK/sb.out")
+	read -r efd eprog < <(sed -n 3p "$WORK/sb.out")
+	d=$MNT/attached/$pid-$kfd
+	eq "attached kprobe type" kprobe "$(rd "$d/type")"
+	eq "attached kprobe name" "$fn" "$(rd "$d/name")"
+	num_eq "attached kprobe offset" 0 "$(rd "$d/offset")"
+	eq "attached kprobe prog_id" "$kprog" "$(rd "$d/prog_id")"
+	eq "attached kprobe pid" "$pid" "$(rd "$d/pid")"
+	eq "attached kprobe comm" setbpf "$(rd "$d/comm")"
+	if [ ! -e "$d/addr" ]; then
+		skip "attached kprobe addr: the kernel gives none for a named probe"
+	else
+		num_eq "attached kprobe addr (root)" "$addr" "$(rd "$d/addr")"
+		echo 2 >/proc/sys/kernel/kptr_restrict
+		num_eq "attached kprobe addr (root, kptr_restrict 2)" 0 \
+			"$(rd "$d/addr")"
+		echo 0 >/proc/sys/kernel/kptr_restrict
+		echo 2 >/proc/sys/kernel/perf_event_paranoid
+		num_eq "attached kprobe addr (nobody)" 0 "$(nobody_rd "$d/addr")"
+		echo "$par" >/proc/sys/kernel/perf_event_paranoid
+	fi
+	d=$MNT/attached/$pid-$ufd
+	eq "attached uprobe type" uprobe "$(rd "$d/type")"
+	eq "attached uprobe name" "$TARGET" "$(rd "$d/name")"
+	num_eq "attached uprobe offset" "$TGT_A_OFF" "$(rd "$d/offset")"
+	eq "attached uprobe prog_id" "$uprog" "$(rd "$d/prog_id")"
+	d=$MNT/attached/$pid-$efd
+	eq "attached software type" event "$(rd "$d/type")"
+	eq "attached software name" software:cpu-clock "$(rd "$d/name")"
+	eq "attached software prog_id" "$eprog" "$(rd "$d/prog_id")"
+	grep -q "^$pid-$kfd	kprobe	$fn	" "$MNT/attached/attached" &&
+		ok "attached table: kprobe row" || fail "attached table: no kprobe row"
+	exec 7>&-
+	wait "$pid"
+	[ ! -e "$MNT/attached/$pid-$kfd" ] && ok "attached: gone after exit" ||
+		fail "attached: $pid-$kfd still there after exit"
+}
+
 test_kprobe() {
 	local fn=do_nanosleep addr id off bl h
 	echo 0 >/proc/sys/kernel/kptr_restrict
@@ -454,6 +516,7 @@ main() {
 		test_multi
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
+			test_attached
 		else
 			skip "kprobes: not in this kernel"
 		fi

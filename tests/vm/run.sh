@@ -80,6 +80,8 @@ grep -q '=0x' "$WORK/guest.env" || skip "no bpflinkfs_target_a in $TARGET"
 FILES=("$BPFLINKFS" "$MKLINKS" "$TARGET" "$TEST_ABI" "$HERE/guest_tests.sh"
 	"$WORK/guest.env")
 [ -x "$TEST_TASKFD" ] && FILES+=("$TEST_TASKFD")
+SETBPF=${SETBPF:-$BUILD/tests/tools/setbpf}
+[ -x "$SETBPF" ] && FILES+=("$SETBPF")
 
 declare -A RESULT=()
 

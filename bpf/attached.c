@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Bare perf events: the PERF_EVENT records of task_files that no link
+ * holds, described by BPF_TASK_FD_QUERY (kernel/bpf/syscall.c,
+ * bpf_task_fd_query(): fd_type, the name, probe_offset, probe_addr). The
+ * query does not answer for perf events running a BPF_PROG_TYPE_PERF_EVENT
+ * program (software and hardware events: EOPNOTSUPP); their type and
+ * config come from the iterator, which reads perf_event_attr.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "attached.h"
+#include "linkcache.h"
+#include "links.h"
+#include "task_files.h"
+
+struct attached_set {
+	struct task_files *tf;
+};
+
+int attached_open(struct attached_set **out)
+{
+	struct attached_set *s = calloc(1, sizeof(*s));
+	int err = s ? task_files_open(&s->tf) : -ENOMEM;
+
+	if (err) {
+		free(s);
+		return err;
+	}
+	links_hide(task_files_own_link(s->tf)); /* the daemon's own link */
+	*out = s;
+	return 0;
+}
+
+void attached_close(struct attached_set *s)
+{
+	if (!s)
+		return;
+	task_files_close(s->tf);
+	free(s);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A sorted array of u64, to look keys and program ids up in */
+struct u64_set {
+	__u64 *v;
+	size_t n;
+};
+
+static bool u64_set_has(const struct u64_set *s, __u64 x)
+{
+	return s->n && bsearch(&x, s->v, s->n, sizeof(x), cmp_u64);
+}
+
+/* Insert @x into @s, kept sorted (room for it is there) */
+static void u64_set_insert(struct u64_set *s, __u64 x)
+{
+	size_t lo = 0, hi = s->n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s->v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(*s->v));
+	s->v[lo] = x;
+	s->n++;
+}
+
+/* Keys of the perf events that links hold (iterator: every record keyed) */
+static int held_keys(const struct task_file *v, int n, struct u64_set *out)
+{
+	int i;
+
+	out->v = malloc((n ? n : 1) * sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (i = 0, out->n = 0; i < n; i++)
+		if (v[i].kind == TASK_FILE_LINK && v[i].key)
+			out->v[out->n++] = v[i].key;
+	qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
+	return 0;
+}
+
+/* The /proc walk has no keys: the programs of every perf link instead */
+static int link_progs(struct u64_set *out)
+{
+	struct link_fields *f = malloc(sizeof(*f));
+	__u32 *ids = NULL;
+	int n = f ? listed_link_ids(&ids) : -ENOMEM, i;
+
+	out->v = n >= 0 ? malloc((n ? n : 1) * sizeof(*out->v)) : NULL;
+	if (n >= 0 && !out->v)
+		n = -ENOMEM;
+	for (i = 0, out->n = 0; i < n; i++)
+		if (!linkcache_get(ids[i], f, false) &&
+		    f->link_type == LINK_TYPE_PERF_EVENT)
+			out->v[out->n++] = f->prog_id;
+	free(ids);
+	free(f);
+	if (n < 0)
+		return n;
+	qsort(out->v, out->n, sizeof(*out->v), cmp_u64);
+	return 0;
+}
+
+/*
+ * Keep in @v the bare perf events only, the first holder of each.
+ * Return: the count kept, or -ENOMEM.
+ */
+static int keep_bare(struct task_file *v, int n, bool keyed)
+{
+	struct u64_set held = {0}, seen = {0};
+	int i, kept = 0, err;
+
+	err = keyed ? held_keys(v, n, &held) : link_progs(&held);
+	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
+	if (!err && !seen.v)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		if (v[i].kind != TASK_FILE_PERF_EVENT ||
+		    u64_set_has(&held, keyed ? v[i].key : v[i].id))
+			continue;
+		/* records come by (pid, fd): the first holder comes first */
+		if (keyed && u64_set_has(&seen, v[i].key))
+			continue;
+		if (keyed)
+			u64_set_insert(&seen, v[i].key);
+		v[kept++] = v[i];
+	}
+	free(held.v);
+	free(seen.v);
+	return err ? err : kept;
+}
+
+/* The bare perf event records now, by (pid, fd) */
+static int bare_records(struct attached_set *s, struct task_file **out)
+{
+	struct task_file *v = NULL;
+	int n = task_files_read(s->tf, &v);
+
+	if (n >= 0)
+		n = keep_bare(v, n,
+			      !strcmp(task_files_source(s->tf), "iterator"));
+	if (n < 0) {
+		free(v);
+		return n;
+	}
+	*out = v;
+	return n;
+}
+
+int attached_ids(struct attached_set *s, struct attached_id **out)
+{
+	struct task_file *v = NULL;
+	struct attached_id *ids;
+	int n = bare_records(s, &v), i;
+
+	if (n < 0)
+		return n;
+	ids = malloc((n ? n : 1) * sizeof(*ids));
+	for (i = 0; ids && i < n; i++) {
+		ids[i].pid = v[i].pid;
+		ids[i].fd = v[i].fd;
+	}
+	free(v);
+	if (!ids)
+		return -ENOMEM;
+	*out = ids;
+	return n;
+}
+
+/* BPF_TASK_FD_QUERY's fd_type as a perf link kind */
+static enum perf_link_kind fd_type_kind(__u32 fd_type)
+{
+	switch (fd_type) {
+	case BPF_FD_TYPE_TRACEPOINT:
+		return PERF_LINK_TRACEPOINT;
+	case BPF_FD_TYPE_KPROBE:
+		return PERF_LINK_KPROBE;
+	case BPF_FD_TYPE_KRETPROBE:
+		return PERF_LINK_KRETPROBE;
+	case BPF_FD_TYPE_UPROBE:
+		return PERF_LINK_UPROBE;
+	case BPF_FD_TYPE_URETPROBE:
+		return PERF_LINK_URETPROBE;
+	default:
+		return PERF_LINK_UNSPEC;
+	}
+}
+
+/* Describe record @r into @p. Return: 0, -ENOENT (gone), -errno. */
+static int describe(const struct task_file *r, struct attached_probe *p)
+{
+	__u32 len = sizeof(p->f.name), prog_id = 0, fd_type = 0;
+	__u64 offset = 0, addr = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->pid = r->pid;
+	p->fd = r->fd;
+	memcpy(p->comm, r->comm, sizeof(p->comm) - 1);
+	err = bpf_task_fd_query((int)r->pid, (int)r->fd, 0, p->f.name, &len,
+				&prog_id, &fd_type, &offset, &addr);
+	if (err && errno == EOPNOTSUPP && r->event_type != 2) {
+		/* a perf_event program: a generic perf event (not type 2,
+		 * PERF_TYPE_TRACEPOINT), told by the iterator */
+		p->f.kind = PERF_LINK_EVENT;
+		p->f.event_type = r->event_type;
+		p->f.config = r->config;
+		p->f.prog_id = r->id;
+		p->f.name[0] = '\0';
+		return r->key ? 0 : -ENOENT;
+	}
+	if (err)
+		return errno == ENOSPC ? -ENAMETOOLONG
+		       : errno == EBADF || errno == ESRCH || errno == ENOENT
+			       ? -ENOENT
+			       : -errno;
+	if (prog_id != r->id)
+		return -ENOENT; /* the fd was reused meanwhile */
+	p->f.kind = fd_type_kind(fd_type);
+	p->f.prog_id = prog_id;
+	p->f.offset = offset;
+	p->f.addr = addr;
+	p->f.name[len < sizeof(p->f.name) ? len : sizeof(p->f.name) - 1] = 0;
+	return p->f.kind == PERF_LINK_UNSPEC ? -ENOENT : 0;
+}
+
+int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
+		 struct attached_probe *p)
+{
+	struct task_file *v = NULL;
+	int n = bare_records(s, &v), i, err = -ENOENT;
+
+	for (i = 0; i < n; i++)
+		if (v[i].pid == pid && v[i].fd == fd) {
+			err = describe(&v[i], p);
+			break;
+		}
+	free(v);
+	return n < 0 ? n : err;
+}
+
+int attached_read_all(struct attached_set *s, struct attached_probe **out)
+{
+	struct attached_probe *p = NULL;
+	struct task_file *v = NULL;
+	int n = bare_records(s, &v), i, kept = 0, err = 0;
+
+	if (n > 0 && !(p = malloc(n * sizeof(*p))))
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		err = describe(&v[i], &p[kept]);
+		if (!err)
+			kept++;
+		else if (err == -ENOENT || err == -ENAMETOOLONG)
+			err = 0; /* gone meanwhile, or a name we cannot hold */
+	}
+	free(v);
+	if (n < 0 || err) {
+		free(p);
+		return n < 0 ? n : err;
+	}
+	*out = p;
+	return kept;
+}

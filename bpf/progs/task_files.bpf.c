@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The task-file iterator: one read(2) of an iterator fd yields every open
+ * file of every process that is a BPF link or a perf event with a BPF
+ * program attached (PERF_EVENT_IOC_SET_BPF, or held by a perf link), with
+ * the holder's tgid, fd and comm. The kernel's iterator
+ * (kernel/bpf/task_iter.c) visits each fd table once: threads that share
+ * their leader's table are skipped.
+ *
+ * The two kinds of file are told apart by the name of their anonymous
+ * inode ("bpf_link", "[perf_event]", as /proc/PID/fd shows them): the
+ * file_operations symbols are not in kallsyms on kernels built without
+ * CONFIG_KALLSYMS_ALL, so comparing f_op with __ksym would not load there.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#define TASK_COMM_LEN 16
+#define KIND_LINK 1
+#define KIND_PERF_EVENT 2
+#define LINK_TYPE_PERF_EVENT 7
+
+/* The kernel's types, reduced to what is read; CO-RE fixes the offsets. */
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+} __attribute__((preserve_access_index));
+
+struct qstr {
+	const unsigned char *name;
+} __attribute__((preserve_access_index));
+
+struct dentry {
+	struct qstr d_name;
+} __attribute__((preserve_access_index));
+
+struct path {
+	struct dentry *dentry;
+} __attribute__((preserve_access_index));
+
+struct file {
+	struct path f_path;
+	void *private_data;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	int tgid;
+	struct task_struct *group_leader;
+	char comm[TASK_COMM_LEN];
+} __attribute__((preserve_access_index));
+
+struct bpf_iter__task_file {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+	__u32 fd;
+	struct file *file;
+} __attribute__((preserve_access_index));
+
+struct bpf_link {
+	__u32 id;
+	enum bpf_link_type type;
+} __attribute__((preserve_access_index));
+
+struct bpf_perf_link {
+	struct bpf_link link;
+	struct file *perf_file;
+} __attribute__((preserve_access_index));
+
+struct bpf_prog_aux {
+	__u32 id;
+} __attribute__((preserve_access_index));
+
+struct bpf_prog {
+	struct bpf_prog_aux *aux;
+} __attribute__((preserve_access_index));
+
+struct perf_event_attr {
+	__u32 type;
+	__u64 config;
+} __attribute__((preserve_access_index));
+
+struct perf_event {
+	struct perf_event_attr attr;
+	struct bpf_prog *prog;
+} __attribute__((preserve_access_index));
+
+/* Must match struct task_file of task_files.h */
+struct record {
+	__u32 pid;
+	__u32 fd;
+	__u32 kind;
+	__u32 id;
+	char comm[TASK_COMM_LEN];
+	__u64 key;
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
+};
+
+/* Which kind the anonymous inode's name says, 0 for any other file. */
+static __always_inline int file_kind(struct file *file)
+{
+	static const char link[] = "bpf_link";
+	static const char perf[] = "[perf_event]";
+	char name[sizeof(perf) + 1] = {};
+	int i;
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name),
+				      file->f_path.dentry->d_name.name) < 0)
+		return 0;
+	for (i = 0; i < sizeof(link); i++)
+		if (name[i] != link[i])
+			break;
+	if (i == sizeof(link))
+		return KIND_LINK;
+	for (i = 0; i < sizeof(perf); i++)
+		if (name[i] != perf[i])
+			return 0;
+	return KIND_PERF_EVENT;
+}
+
+SEC("iter/task_file")
+int task_files(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *file = ctx->file;
+	struct record r = {};
+	struct bpf_link *link;
+	struct perf_event *event;
+	struct bpf_prog *prog;
+
+	if (!file || !task)
+		return 0;
+	r.kind = file_kind(file);
+	/* private_data is void * to the verifier: read through it by probe */
+	if (r.kind == KIND_LINK) {
+		link = file->private_data;
+		r.id = BPF_CORE_READ(link, id);
+		/* a perf link: the perf event it holds, to match
+		 * KIND_PERF_EVENT */
+		if (BPF_CORE_READ(link, type) == LINK_TYPE_PERF_EVENT)
+			r.key = (__u64)(unsigned long)BPF_CORE_READ(
+				(struct bpf_perf_link *)link, perf_file);
+	} else if (r.kind == KIND_PERF_EVENT) {
+		event = file->private_data;
+		prog = BPF_CORE_READ(event, prog);
+		if (!prog)
+			return 0;
+		r.id = BPF_CORE_READ(prog, aux, id);
+		r.key = (__u64)(unsigned long)file;
+		r.config = BPF_CORE_READ(event, attr.config);
+		r.event_type = BPF_CORE_READ(event, attr.type);
+	} else {
+		return 0;
+	}
+	if (!r.id)
+		return 0; /* a link not yet settled */
+	r.pid = task->tgid;
+	r.fd = ctx->fd;
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm),
+				  task->group_leader->comm);
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

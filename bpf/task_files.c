@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Holders of links and perf events: the iter/task_file program of
+ * progs/task_files.bpf.c, read whole, or where it cannot load a walk of
+ * /proc/PID/fd (readlink tells the kind, fdinfo the link id, and
+ * BPF_TASK_FD_QUERY the program of a perf event).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "task_files.h"
+#include "task_files.skel.h"
+
+struct task_files {
+	struct task_files_bpf *skel; /* NULL: walk /proc */
+	struct bpf_link *iter_link;
+	__u32 own_id; /* the iter link's id, left out of the records */
+};
+
+/* A growing array of records */
+struct records {
+	struct task_file *v;
+	size_t n, cap;
+};
+
+/* Room for @room more records. Return: 0, or -ENOMEM. */
+static int records_reserve(struct records *r, size_t room)
+{
+	struct task_file *p;
+	size_t cap = r->cap ? r->cap : 256;
+
+	while (cap - r->n < room)
+		cap *= 2;
+	if (cap == r->cap)
+		return 0;
+	p = realloc(r->v, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->v = p;
+	r->cap = cap;
+	return 0;
+}
+
+static struct task_file *records_add(struct records *r)
+{
+	struct task_file *p;
+
+	if (records_reserve(r, 1))
+		return NULL;
+	p = &r->v[r->n++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static int open_iterator(struct task_files *tf)
+{
+	struct bpf_link_info info = {0};
+	__u32 len = sizeof(info);
+
+	tf->skel = task_files_bpf__open_and_load();
+	if (!tf->skel)
+		return -1;
+	tf->iter_link =
+		bpf_program__attach_iter(tf->skel->progs.task_files, NULL);
+	if (!tf->iter_link ||
+	    bpf_obj_get_info_by_fd(bpf_link__fd(tf->iter_link), &info, &len)) {
+		bpf_link__destroy(tf->iter_link);
+		tf->iter_link = NULL;
+		task_files_bpf__destroy(tf->skel);
+		tf->skel = NULL;
+		return -1;
+	}
+	tf->own_id = info.id;
+	return 0;
+}
+
+int task_files_open(struct task_files **out)
+{
+	struct task_files *tf = calloc(1, sizeof(*tf));
+	libbpf_print_fn_t old;
+
+	if (!tf)
+		return -ENOMEM;
+	/* a kernel without the iterator is expected: no libbpf noise then */
+	old = libbpf_set_print(NULL);
+	open_iterator(tf);
+	libbpf_set_print(old);
+	*out = tf;
+	return 0;
+}
+
+int task_files_open_walk(struct task_files **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void task_files_close(struct task_files *tf)
+{
+	if (!tf)
+		return;
+	bpf_link__destroy(tf->iter_link);
+	task_files_bpf__destroy(tf->skel);
+	free(tf);
+}
+
+__u32 task_files_own_link(const struct task_files *tf)
+{
+	return tf->skel ? tf->own_id : 0;
+}
+
+const char *task_files_source(const struct task_files *tf)
+{
+	return tf->skel ? "iterator" : "proc";
+}
+
+/* Whole records only: the kernel never splits one across reads. */
+static int read_iterator(struct task_files *tf, struct records *r)
+{
+	struct task_file *p;
+	ssize_t got;
+	int fd;
+
+	fd = bpf_iter_create(bpf_link__fd(tf->iter_link));
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (records_reserve(r, 64)) {
+			close(fd);
+			return -ENOMEM;
+		}
+		got = read(fd, r->v + r->n, (r->cap - r->n) * sizeof(*p));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		r->n += (size_t)got / sizeof(*p);
+	}
+	close(fd);
+	return got < 0 ? -errno : 0;
+}
+
+/* "link_id:\t%u" of /proc/PID/fdinfo/FD (there since 5.8); 0 when gone */
+static __u32 fdinfo_link_id(int pid, int fd)
+{
+	char path[64], line[256];
+	__u32 id = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "link_id: %u", &id) == 1)
+			break;
+	fclose(fp);
+	return id;
+}
+
+/* The program of a perf event fd, 0 when none or not told */
+static __u32 perf_fd_prog_id(int pid, int fd)
+{
+	__u32 len = 0, prog_id = 0, fd_type;
+	__u64 offset, addr;
+
+	if (bpf_task_fd_query(pid, fd, 0, NULL, &len, &prog_id, &fd_type,
+			      &offset, &addr))
+		return 0;
+	return prog_id;
+}
+
+/* One fd of a process: a record if it is a link or a perf event with a
+ * program */
+static int walk_fd(int pid, int fd, const char *comm, struct records *r)
+{
+	char path[64], target[32];
+	struct task_file *p;
+	__u32 kind, id;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return 0;
+	target[n] = '\0';
+	if (!strcmp(target, "anon_inode:bpf_link")) {
+		kind = TASK_FILE_LINK;
+		id = fdinfo_link_id(pid, fd);
+	} else if (!strcmp(target, "anon_inode:[perf_event]")) {
+		kind = TASK_FILE_PERF_EVENT;
+		id = perf_fd_prog_id(pid, fd);
+	} else {
+		return 0;
+	}
+	if (!id)
+		return 0;
+	p = records_add(r);
+	if (!p)
+		return -ENOMEM;
+	p->pid = (__u32)pid;
+	p->fd = (__u32)fd;
+	p->kind = kind;
+	p->id = id;
+	memcpy(p->comm, comm, sizeof(p->comm));
+	return 0;
+}
+
+/* comm of the thread-group leader, as the iterator reports it */
+static void read_comm(int pid, char comm[16])
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	memset(comm, 0, 16);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, 15);
+		close(fd);
+	}
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+}
+
+static int walk_process(int pid, struct records *r)
+{
+	char path[64], comm[16];
+	struct dirent *de;
+	bool have_comm = false;
+	char *end;
+	long fd;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return 0; /* gone, or not ours to look at */
+	while (!err && (de = readdir(d))) {
+		fd = strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name || fd < 0 || fd > INT_MAX)
+			continue;
+		/* DT_LNK for every fd: the readlink decides */
+		if (!have_comm) {
+			read_comm(pid, comm);
+			have_comm = true;
+		}
+		err = walk_fd(pid, (int)fd, comm, r);
+	}
+	closedir(d);
+	return err;
+}
+
+static int walk_proc(struct records *r)
+{
+	struct dirent *de;
+	char *end;
+	long pid;
+	DIR *d;
+	int err = 0;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name || pid <= 0 || pid > INT_MAX)
+			continue;
+		err = walk_process((int)pid, r);
+	}
+	closedir(d);
+	return err;
+}
+
+static int by_pid_fd(const void *a, const void *b)
+{
+	const struct task_file *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sort, and keep one record per (pid, fd): a thread with a fd table of its
+ * own (unshare(CLONE_FILES)) is visited by the iterator besides its leader.
+ */
+static size_t sort_unique(struct task_file *v, size_t n, __u32 own_id)
+{
+	size_t i, kept = 0;
+
+	qsort(v, n, sizeof(*v), by_pid_fd);
+	for (i = 0; i < n; i++) {
+		if (own_id && v[i].kind == TASK_FILE_LINK && v[i].id == own_id)
+			continue;
+		if (kept && !by_pid_fd(&v[kept - 1], &v[i]))
+			continue;
+		v[kept++] = v[i];
+	}
+	return kept;
+}
+
+int task_files_read(struct task_files *tf, struct task_file **out)
+{
+	struct records r = {0};
+	int err;
+
+	err = tf->skel ? read_iterator(tf, &r) : walk_proc(&r);
+	if (err) {
+		free(r.v);
+		return err;
+	}
+	if (r.n > INT_MAX) {
+		free(r.v);
+		return -EOVERFLOW;
+	}
+	r.n = sort_unique(r.v, r.n, tf->own_id);
+	*out = r.v;
+	return (int)r.n;
+}

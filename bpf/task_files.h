@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Who holds what: every open file of every process that is a BPF link or a
+ * perf event with a BPF program attached, in one pass. A BPF iterator over
+ * every task's files (iter/task_file, kernel 5.8+, as bpftool finds link
+ * holders) where the kernel has one, a walk of /proc/PID/fd otherwise.
+ */
+#ifndef BPFLINKFS_TASK_FILES_H
+#define BPFLINKFS_TASK_FILES_H
+
+#include <linux/types.h>
+
+enum task_file_kind { TASK_FILE_LINK = 1, TASK_FILE_PERF_EVENT = 2 };
+
+/* One open file; the layout is also what the iterator program writes. */
+struct task_file {
+	__u32 pid; /* thread-group id */
+	__u32 fd;
+	__u32 kind; /* enum task_file_kind */
+	__u32 id;   /* LINK: link id; PERF_EVENT: id of the attached program */
+	char comm[16]; /* the thread-group leader's comm */
+	/*
+	 * PERF_EVENT: opaque identity of the perf event (the same for every fd
+	 * of one event, in every process). LINK of a perf-event link: the
+	 * identity of the perf event that link holds, so that a perf event
+	 * with the same key is the link's and not a bare attachment. 0 when
+	 * unknown: always from the /proc walk, and for other links.
+	 */
+	__u64 key;
+	/* PERF_EVENT from the iterator: perf_event_attr.config and .type,
+	 * which BPF_TASK_FD_QUERY does not tell for software and hardware
+	 * events; 0 from the /proc walk */
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
+};
+
+/* The loaded iterator (or the /proc walk): opaque, one per caller. */
+struct task_files;
+
+/**
+ * task_files_open() - load and attach the task-file iterator
+ * @out: the new handle, for task_files_read() and task_files_close()
+ *
+ * Where the kernel cannot run the iterator (no BTF, no iter/task_file, a
+ * verifier that refuses it) the handle walks /proc instead, with the same
+ * records except that keys are 0 and perf events whose program
+ * BPF_TASK_FD_QUERY does not report (software and hardware events, which
+ * it answers with EOPNOTSUPP) are missing. The iterator is a BPF link of
+ * type iter held by the caller; task_files_read() leaves it out.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int task_files_open(struct task_files **out);
+
+/**
+ * task_files_open_walk() - a handle that always walks /proc
+ * @out: the new handle
+ *
+ * For tests and for comparing both sources. Return: 0, or -ENOMEM.
+ */
+int task_files_open_walk(struct task_files **out);
+
+/** task_files_close() - detach and unload; NULL is allowed */
+void task_files_close(struct task_files *tf);
+
+/**
+ * task_files_source() - where the records come from
+ * Return: "iterator" or "proc".
+ */
+const char *task_files_source(const struct task_files *tf);
+
+/**
+ * task_files_own_link() - the id of the handle's iterator link, which
+ * the daemon hides; 0 for a /proc walk
+ */
+__u32 task_files_own_link(const struct task_files *tf);
+
+/**
+ * task_files_read() - every link fd and every perf event fd with a program
+ * @tf: the handle
+ * @out: malloc'd array, sorted by (pid, fd), the caller frees it
+ *
+ * One record per fd of a thread group, not per thread. Processes appear
+ * and go while the walk runs: a process that exits meanwhile may or may not
+ * be listed. Needs CAP_SYS_ADMIN (the iterator; the walk: ptrace access to
+ * /proc/PID/fd and CAP_SYS_ADMIN or CAP_PERFMON for BPF_TASK_FD_QUERY).
+ *
+ * Return: the count, or -ENOMEM, -errno of read(2) on the iterator or of
+ * opendir(/proc).
+ */
+int task_files_read(struct task_files *tf, struct task_file **out);
+
+#endif

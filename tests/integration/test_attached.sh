@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# attached/ (DESIGN.md 2.4): programs attached to perf events without a
+# link. Debian's bpftrace 0.17 (PERF_EVENT_IOC_SET_BPF) with a uprobe and a
+# tracepoint, and setbpf (tests/tools) with a uprobe and a software event,
+# must show with the pid, comm, prog_id, path, offset and name that /proc,
+# `bpftool -j perf show` and readelf give; they vanish within a second of
+# their holder's exit; perf events that links hold (mklinks keeping its
+# perf event fds, a link made through control) do not show; everything is
+# read-only.
+
+HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+source "$HERE/lib.sh"
+source "$HERE/lib_control.sh"
+
+BT_PID=
+SB_PID=
+att_cleanup() {
+	[ -n "$BT_PID" ] && kill "$BT_PID" 2>/dev/null && wait "$BT_PID"
+	[ -n "$SB_PID" ] && kill "$SB_PID" 2>/dev/null && wait "$SB_PID"
+	bl_cleanup
+}
+
+bl_setup
+trap att_cleanup EXIT
+[ -n "${SETBPF:-}" ] && [ -x "$SETBPF" ] || skip "\$SETBPF is not set"
+command -v bpftrace >/dev/null || skip "bpftrace is not installed"
+[ -d /sys/bus/event_source/devices/uprobe ] || skip "no uprobe PMU"
+TRACEFS=$(bl_tracefs) || skip "tracefs is not mounted and cannot be mounted"
+[ -d "$TRACEFS/events/syscalls/sys_enter_getppid" ] ||
+	skip "no tracepoint syscalls:sys_enter_getppid"
+
+TGT=$(readlink -f "$TARGET")
+OFF_A=$(elf_file_offset "$TGT" bpflinkfs_target_a) || die "offset of a"
+OFF_B=$(elf_file_offset "$TGT" bpflinkfs_target_b) || die "offset of b"
+
+bl_mount
+
+# perf_show PID: `bpftool -j perf show` entries of PID, one a line:
+# FD PROG_ID FD_TYPE NAME OFFSET (tab-separated; "-" where none).
+perf_show() {
+	bpftool -j perf show | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    if e["pid"] != int(sys.argv[1]):
+        continue
+    name = e.get("filename", e.get("tracepoint", e.get("func", "-")))
+    off = hex(e["offset"]) if "offset" in e else "-"
+    print("%d\t%d\t%s\t%s\t%s" % (e["fd"], e["prog_id"], e["fd_type"],
+                                  name, off))' "$1"
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds; 1 when it never did.
+wait_for() {
+	local secs=$1 i
+	shift
+	for i in $(seq $((secs * 10))); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# entries_of PID: the attached/ entries of PID, by name
+entries_of() {
+	ls "$MNT/attached" | grep "^$1-" | sort
+}
+
+# check_entry WHAT DIR FILE VALUE: DIR/FILE reads VALUE
+check_entry() {
+	assert_eq "$1: $3" "$4" "$(cat "$2/$3" 2>&1)"
+}
+
+# check_like_bpftool WHAT PID: every perf event bpftool lists for PID is in
+# attached/ with bpftool's values, pid and /proc's comm.
+check_like_bpftool() {
+	local what=$1 pid=$2 fd prog type name off d comm
+	comm=$(cat "/proc/$pid/comm")
+	while IFS=$'\t' read -r fd prog type name off; do
+		d=$MNT/attached/$pid-$fd
+		if [ ! -d "$d" ]; then
+			fail "$what: $pid-$fd (bpftool: $type $name) not in attached/"
+			continue
+		fi
+		ok
+		check_entry "$what $pid-$fd" "$d" pid "$pid"
+		check_entry "$what $pid-$fd" "$d" comm "$comm"
+		check_entry "$what $pid-$fd" "$d" prog_id "$prog"
+		check_entry "$what $pid-$fd" "$d" type "$type"
+		check_entry "$what $pid-$fd" "$d" name "$name"
+		[ "$off" != - ] && assert_num_eq "$what $pid-$fd: offset" "$off" \
+			"$(cat "$d/offset")"
+		check_entry "$what $pid-$fd" "$d" prog_name \
+			"$(bpftool -j prog show id "$prog" | python3 -c \
+				'import json,sys; print(json.load(sys.stdin)["name"])')"
+	done < <(perf_show "$pid")
+}
+
+# --- bpftrace 0.17: a uprobe and a tracepoint, attached by ioctl
+bpftrace -e "uprobe:$TGT:bpflinkfs_target_a { @a = count(); }
+tracepoint:syscalls:sys_enter_getppid { @t = count(); }" \
+	>"$WORK/bpftrace.out" 2>&1 &
+BT_PID=$!
+wait_for 30 bash -c "[ \$(bpftool perf show | grep -c 'pid $BT_PID ') -ge 2 ]" ||
+	die "bpftrace did not attach: $(cat "$WORK/bpftrace.out")"
+perf_show "$BT_PID" >"$WORK/bt.perf"
+assert_eq "bpftrace: perf events bpftool lists" 2 "$(wc -l <"$WORK/bt.perf")"
+check_like_bpftool bpftrace "$BT_PID"
+U=$(awk -F'\t' '$3 == "uprobe" {print $1}' "$WORK/bt.perf")
+TP=$(awk -F'\t' '$3 == "tracepoint" {print $1}' "$WORK/bt.perf")
+[ -n "$U" ] && [ -n "$TP" ] || die "bpftrace: no uprobe or no tracepoint"
+D=$MNT/attached/$BT_PID-$U
+check_entry "bpftrace uprobe" "$D" type uprobe
+check_entry "bpftrace uprobe" "$D" name "$TGT"
+assert_num_eq "bpftrace uprobe: offset (readelf)" "$OFF_A" "$(cat "$D/offset")"
+assert_eq "bpftrace uprobe: files" "comm name offset pid prog_id prog_name type" \
+	"$(ls "$D" | xargs)"
+D=$MNT/attached/$BT_PID-$TP
+check_entry "bpftrace tracepoint" "$D" type tracepoint
+check_entry "bpftrace tracepoint" "$D" name sys_enter_getppid
+assert_eq "bpftrace tracepoint: files" "comm name pid prog_id prog_name type" \
+	"$(ls "$D" | xargs)"
+check_entry "bpftrace" "$D" comm bpftrace
+
+# the tables: one row and one object per entry, with the same values
+row=$(grep -P "^$BT_PID-$U\t" "$MNT/attached/attached")
+assert_eq "attached: uprobe row" \
+	"$BT_PID-$U	uprobe	$TGT	$OFF_A	-	-	-	$(cat "$MNT/attached/$BT_PID-$U/prog_id")	1" \
+	"$row"
+assert_eq "attached: header" \
+	"ID	TYPE	NAME	OFFSET	ADDR	CONFIG	COOKIE	PROG_ID	COUNT" \
+	"$(head -1 "$MNT/attached/attached")"
+python3 - "$MNT/attached/attached.json" "$BT_PID-$TP" "$BT_PID" \
+	"$(cat "$MNT/attached/$BT_PID-$TP/prog_id")" <<'PY' ||
+import json, sys
+v = json.load(open(sys.argv[1]))
+e = [o for o in v if o["id"] == sys.argv[2]]
+assert len(e) == 1, e
+e = e[0]
+assert e["pid"] == int(sys.argv[3]) and e["comm"] == "bpftrace", e
+assert e["prog_id"] == int(sys.argv[4]) and e["type"] == "tracepoint", e
+assert e["name"] == "sys_enter_getppid", e
+PY
+	fail "attached.json: the tracepoint object"
+ok
+
+# read-only, and not ours to remove
+D=$MNT/attached/$BT_PID-$U
+assert_true "write to a file refused" bash -c "! echo 1 >'$D/prog_id' 2>/dev/null"
+out=$(rmdir "$D" 2>&1)
+assert_match "rmdir refused with EPERM" "Operation not permitted" "$out"
+assert_true "still there after rmdir" test -d "$D"
+out=$(rmdir "$MNT/attached" 2>&1)
+assert_match "rmdir attached/ refused" "Operation not permitted" "$out"
+assert_true "mkdir refused" bash -c "! mkdir '$MNT/attached/1-1' 2>/dev/null"
+assert_true "no entry for a bad name" bash -c "! ls '$MNT/attached/01-1' 2>/dev/null"
+
+# --- setbpf: a uprobe and a software event
+exec {sb_in}> >(exec "$SETBPF" "uprobe:$TGT:$OFF_B" software:cpu-clock \
+	>"$WORK/setbpf.out" 2>"$WORK/setbpf.err")
+wait_for 15 grep -qx ready "$WORK/setbpf.out" ||
+	die "setbpf: $(cat "$WORK/setbpf.err")"
+SB_PID=$!
+read -r SB_U SB_U_PROG < <(sed -n 1p "$WORK/setbpf.out")
+read -r SB_E SB_E_PROG < <(sed -n 2p "$WORK/setbpf.out")
+check_like_bpftool setbpf "$SB_PID"
+D=$MNT/attached/$SB_PID-$SB_U
+check_entry "setbpf uprobe" "$D" prog_id "$SB_U_PROG"
+assert_num_eq "setbpf uprobe: offset (readelf)" "$OFF_B" "$(cat "$D/offset")"
+D=$MNT/attached/$SB_PID-$SB_E
+check_entry "setbpf software" "$D" type event
+check_entry "setbpf software" "$D" name software:cpu-clock
+check_entry "setbpf software" "$D" config 0
+check_entry "setbpf software" "$D" prog_id "$SB_E_PROG"
+check_entry "setbpf software" "$D" comm setbpf
+assert_eq "setbpf software: files" \
+	"comm config event_type name pid prog_id prog_name type" "$(ls "$D" | xargs)"
+
+# --- perf events that links hold do not show
+mkl_start held --keep-perf-fd "uprobe:$TGT:$OFF_A:0" \
+	tracepoint:syscalls:sys_enter_getppid:0
+MKL=${MKL_PID[held]}
+assert_true "mklinks holds perf event fds" bash -c \
+	"ls -l /proc/$MKL/fd | grep -q 'anon_inode:\[perf_event\]'"
+assert_eq "mklinks' perf events (link-held): none in attached/" "" \
+	"$(entries_of "$MKL")"
+ids=$(ctl_create "u:$TGT:bpflinkfs_target_a"$'\n') || fail "control: create"
+assert_eq "control's link: none of the daemon's in attached/" "" \
+	"$(entries_of "$BL_DAEMON_PID")"
+mkl_stop held
+
+# --- gone within a second of the holder's exit, never stale
+D=$MNT/attached/$BT_PID-$U
+kill -INT "$BT_PID"
+wait "$BT_PID"
+BT_PID=
+wait_for 1 bash -c "[ -z \"\$(ls '$MNT/attached' | grep '^$BT_PID-')\" ]" ||
+	true
+assert_eq "bpftrace's entries gone within 1 s" "" \
+	"$(ls "$MNT/attached" | grep -F "$(basename "$D" | cut -d- -f1)-")"
+out=$(cat "$D/prog_id" 2>&1)
+assert_match "a vanished entry: ENOENT" "No such file" "$out"
+assert_true "not in attached" bash -c \
+	"! grep -q '^$(basename "$D")	' '$MNT/attached/attached'"
+exec {sb_in}>&-
+wait_for 5 bash -c "! kill -0 $SB_PID 2>/dev/null"
+sleep 0.2
+assert_eq "setbpf's entries gone" "" "$(entries_of "$SB_PID")"
+SB_PID=
+finish
