@@ -162,6 +162,31 @@ assert_match "bad glob: error_log" "unclosed '\\['" "$(tail -n 3 "$MNT/error_log
 assert_true "a pattern takes no +OFFSET" bash -c \
 	"! echo 'uprobe:$MT:fn_*+4' >'$MNT/control' 2>/dev/null"
 
+# kprobe patterns are matched against tracefs available_filter_functions:
+# where the daemon cannot read it (this host: EPERM), the line fails with
+# the caret under the pattern; where it can, a pattern matching nothing is
+# ENOENT
+AFF=/sys/kernel/tracing/available_filter_functions
+caret_col() {
+	tail -n 1 "$MNT/error_log" | awk '{ print index($0, "^") }'
+}
+cmd_col() {
+	tail -n 2 "$MNT/error_log" | head -n 1 | awk '{ print index($0, "kprobe:") }'
+}
+if ! head -c 1 "$AFF" >/dev/null 2>&1; then
+	assert_true "kprobe pattern, no available_filter_functions: refused" \
+		bash -c "! echo 'kprobe:vfs_rea*' >'$MNT/control' 2>/dev/null"
+	assert_match "kprobe pattern: error_log says why" "cannot read $AFF" \
+		"$(tail -n 3 "$MNT/error_log")"
+	assert_eq "kprobe pattern: caret under it" $(($(cmd_col) + 7)) \
+		"$(caret_col)"
+else
+	assert_true "kprobe pattern matching nothing: ENOENT" bash -c \
+		"! echo 'kprobe:zz_bpflinkfs_nothing*' >'$MNT/control' 2>'$WORK/err' && grep -q 'No such file' '$WORK/err'"
+	assert_eq "kprobe pattern: caret under it" $(($(cmd_col) + 7)) \
+		"$(caret_col)"
+fi
+
 # --- foreign uprobe_multi (mklinks): count, funcs, pid, name --------------
 OA=$(elf_file_offset "$TARGET" bpflinkfs_target_a) || die "readelf a"
 OB=$(elf_file_offset "$TARGET" bpflinkfs_target_b) || die "readelf b"
