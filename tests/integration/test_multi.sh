@@ -147,6 +147,28 @@ assert_eq "uretprobe glob counts returns" 2 "$(cat "$MNT/$RID/hits")"
 kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 
+# --- prog= with a pattern: every target gets the one cookie= -------------
+if mountpoint -q /sys/fs/bpf; then
+	PROG=/sys/fs/bpf/bpflinkfs-test-multi-prog-$$
+	"$MKLINKS" --pin-prog "$PROG" >/dev/null || die "mklinks --pin-prog"
+	UID_=$(make_link "uprobe:$MT:fn_* prog=$PROG cookie=77") ||
+		fail "prog= with a pattern refused"
+	rm -f "$PROG"
+	if [ -n "$UID_" ]; then
+		assert_eq "prog=: one link of every target" "$N" \
+			"$(cat "$MNT/$UID_/count")"
+		assert_eq "prog=: cookie= on every target" "$N" \
+			"$(funcs_col "$UID_" COOKIE | grep -cx 77)"
+		assert_eq "prog=: no HITS column" \
+			"OFFSET	SYMBOL	REF_CTR_OFFSET	COOKIE" \
+			"$(head -n 1 "$MNT/$UID_/funcs")"
+		assert_true "prog=: no hits file" test ! -e "$MNT/$UID_/hits"
+		echo "-$UID_" >"$MNT/control"
+	fi
+else
+	echo "note: no bpffs at /sys/fs/bpf: prog= with a pattern not checked"
+fi
+
 # --- errors ----------------------------------------------------------------
 LINE="uprobe:$MT:zz_nothing*"
 assert_true "no match: ENOENT" bash -c \
