@@ -49,6 +49,7 @@ int attached_open(struct attached_set **out)
 		return err;
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	links_hide(task_files_own_link(s->tf)); /* the daemon's own link */
 	*out = s;
 	return 0;
 }
@@ -130,15 +131,15 @@ static int held_keys(struct task_files *tf, const struct task_file *v, int n,
 static int link_progs(struct u64_set *out)
 {
 	struct link_fields *f = malloc(sizeof(*f));
-	struct link_id_type *ids = NULL;
-	int n = f ? links_now(&ids) : -ENOMEM, i;
+	__u32 *ids = NULL;
+	int n = f ? listed_link_ids(&ids) : -ENOMEM, i;
 
 	out->v = n >= 0 ? malloc((n ? n : 1) * sizeof(*out->v)) : NULL;
 	if (n >= 0 && !out->v)
 		n = -ENOMEM;
 	for (i = 0, out->n = 0; i < n; i++)
-		if (ids[i].type == LINK_TYPE_PERF_EVENT &&
-		    !linkcache_get(ids[i].id, f, false))
+		if (!linkcache_get(ids[i], f, false) &&
+		    f->link_type == LINK_TYPE_PERF_EVENT)
 			out->v[out->n++] = f->prog_id;
 	free(ids);
 	free(f);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Who holds each link: the processes with an fd of it. Link info never
- * says; bpftool asks a BPF iterator over every task's files. Read
- * whenever asked, never kept.
+ * says; bpftool asks a BPF iterator over every task's files, and so do we
+ * (task_files.h: iter/task_file, a /proc walk where the kernel has none).
+ * Read whenever asked, never kept.
  */
 #ifndef BPFLINKFS_HOLDERS_H
 #define BPFLINKFS_HOLDERS_H
@@ -25,6 +26,17 @@ struct holder_index {
 };
 
 /**
+ * holders_open() - load the task-file iterator the index is read with,
+ * once (later calls return at once); its link is hidden (links_hide()).
+ * Called at start; holder_index_build() calls it too.
+ * Return: 0, or -ENOMEM.
+ */
+int holders_open(void);
+
+/** holders_close() - unload it (at exit) */
+void holders_close(void);
+
+/**
  * holder_index_build() - every process's link fds now
  * @idx: out; free with holder_index_free()
  *
@@ -32,7 +44,7 @@ struct holder_index {
  * fds are in it like any other process's (it holds the links it made, and
  * opens others for a moment to read them).
  *
- * Return: 0, or -ENOMEM, or -errno (the task walk cannot start).
+ * Return: 0, or -ENOMEM, or -errno of task_files_read().
  */
 int holder_index_build(struct holder_index *idx);
 

@@ -8,6 +8,38 @@
 #include "links.h"
 #include "owned.h"
 
+/* ids of the daemon's own links: set at start, read by every listing */
+static __u32 hidden[LINKS_HIDDEN_MAX];
+static unsigned int nhidden;
+
+int links_hide(__u32 id)
+{
+	unsigned int i = __atomic_load_n(&nhidden, __ATOMIC_ACQUIRE);
+
+	if (!id)
+		return 0;
+	do {
+		if (i >= LINKS_HIDDEN_MAX)
+			return -ENOSPC;
+	} while (!__atomic_compare_exchange_n(&nhidden, &i, i + 1, false,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	__atomic_store_n(&hidden[i], id, __ATOMIC_RELEASE);
+	return 0;
+}
+
+bool links_hidden(__u32 id)
+{
+	unsigned int i, n = __atomic_load_n(&nhidden, __ATOMIC_ACQUIRE);
+
+	if (id && id == link_ids_own())
+		return true;
+	for (i = 0; i < n && i < LINKS_HIDDEN_MAX; i++)
+		if (__atomic_load_n(&hidden[i], __ATOMIC_ACQUIRE) == id)
+			return true;
+	return false;
+}
+
 /* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
  * time; types from the cache. */
 static int walk_links(struct link_id_type **out)
@@ -18,7 +50,7 @@ static int walk_links(struct link_id_type **out)
 	int err;
 
 	while ((err = link_next_id(id, &id)) == 0) {
-		if (id == link_ids_own())
+		if (links_hidden(id))
 			continue;
 		if (n == cap) {
 			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
@@ -81,7 +113,7 @@ int listed_link_ids(__u32 **out)
 	n = no < 0 ? no : n;
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
-		if (!in_sorted(dying, nd, v[i].id))
+		if (!in_sorted(dying, nd, v[i].id) && !links_hidden(v[i].id))
 			ids[kept++] = v[i].id;
 	free(own);
 	free(dying);

@@ -3,9 +3,12 @@
 #ifndef BPFLINKFS_LINKS_H
 #define BPFLINKFS_LINKS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "link_ids.h"
+
+#define LINKS_HIDDEN_MAX 8
 
 /**
  * links_now() - every BPF link the kernel lists now with its type,
@@ -24,5 +27,16 @@ int links_now(struct link_id_type **out);
  * Return: the count, or -errno.
  */
 int listed_link_ids(__u32 **ids);
+
+/**
+ * links_hide() - leave link @id out of every listing and lookup: the
+ * daemon's own iterator links (link ids, task files). At most
+ * LINKS_HIDDEN_MAX; 0 is ignored.
+ * Return: 0, or -ENOSPC.
+ */
+int links_hide(__u32 id);
+
+/** links_hidden() - was @id given to links_hide()? */
+bool links_hidden(__u32 id);
 
 #endif

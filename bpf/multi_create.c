@@ -84,12 +84,20 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 	snprintf(path, sizeof(path), "%s/available_filter_functions",
 		 root ? root : "/sys/kernel/tracing");
 	f = root ? fopen(path, "re") : NULL;
-	if (!f) {
+	e->column = p->symbol_col;
+	if (!f && !root) {
 		snprintf(e->msg, sizeof(e->msg),
-			 "cannot read %s to match a pattern (mount tracefs: "
-			 "mount -t tracefs nodev /sys/kernel/tracing)",
-			 path);
-		return root ? -errno : -ENOENT;
+			 "tracefs is not mounted, and a kprobe pattern is "
+			 "matched against its available_filter_functions "
+			 "(mount -t tracefs nodev /sys/kernel/tracing)");
+		return -ENOENT;
+	}
+	if (!f) {
+		err = -errno;
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot read %s to match a pattern: %s", path,
+			 strerror(-err));
+		return err;
 	}
 	while (!err && fgets(line, sizeof(line), f))
 		err = kfunc_line_add(line, p, m, &cap);

@@ -24,6 +24,7 @@
 #include "owned.h"
 #include "link_ids.h"
 #include "can_create.h"
+#include "holders.h"
 #include "counter.h"
 #include "perf_names.h"
 #include "pin.h"
@@ -275,6 +276,7 @@ static int daemon_setup(struct daemon *d)
 	}
 	detect_sw_aliases(d->counter);
 	can_create_detect(); /* loads: at start, not in a reader's open */
+	holders_open();	     /* pids: the task-file iterator */
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
@@ -427,6 +429,7 @@ out:
 	event_hub_free(daemon_state.events);
 	link_ids_close();
 	attached_close(daemon_state.attached);
+	holders_close();
 	counter_close(daemon_state.counter);
 	free(o.mountpoint);
 	free(daemon_state.pin_dir);

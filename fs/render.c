@@ -31,8 +31,8 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 {
 	int err;
 
-	/* the daemon's own iterator link stays hidden */
-	if (owned_is_dying(id) || id == link_ids_own())
+	/* the daemon's own iterator links stay hidden */
+	if (owned_is_dying(id) || links_hidden(id))
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)

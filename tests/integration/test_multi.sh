@@ -147,6 +147,28 @@ assert_eq "uretprobe glob counts returns" 2 "$(cat "$MNT/$RID/hits")"
 kill "$SLEEPER"
 wait "$SLEEPER" 2>/dev/null
 
+# --- prog= with a pattern: every target gets the one cookie= -------------
+if mountpoint -q /sys/fs/bpf; then
+	PROG=/sys/fs/bpf/bpflinkfs-test-multi-prog-$$
+	"$MKLINKS" --pin-prog "$PROG" >/dev/null || die "mklinks --pin-prog"
+	UID_=$(make_link "uprobe:$MT:fn_* prog=$PROG cookie=77") ||
+		fail "prog= with a pattern refused"
+	rm -f "$PROG"
+	if [ -n "$UID_" ]; then
+		assert_eq "prog=: one link of every target" "$N" \
+			"$(cat "$MNT/$UID_/count")"
+		assert_eq "prog=: cookie= on every target" "$N" \
+			"$(funcs_col "$UID_" COOKIE | grep -cx 77)"
+		assert_eq "prog=: no HITS column" \
+			"OFFSET	SYMBOL	REF_CTR_OFFSET	COOKIE" \
+			"$(head -n 1 "$MNT/$UID_/funcs")"
+		assert_true "prog=: no hits file" test ! -e "$MNT/$UID_/hits"
+		echo "-$UID_" >"$MNT/control"
+	fi
+else
+	echo "note: no bpffs at /sys/fs/bpf: prog= with a pattern not checked"
+fi
+
 # --- errors ----------------------------------------------------------------
 LINE="uprobe:$MT:zz_nothing*"
 assert_true "no match: ENOENT" bash -c \
@@ -161,6 +183,31 @@ assert_true "bad glob: EINVAL" bash -c \
 assert_match "bad glob: error_log" "unclosed '\\['" "$(tail -n 3 "$MNT/error_log")"
 assert_true "a pattern takes no +OFFSET" bash -c \
 	"! echo 'uprobe:$MT:fn_*+4' >'$MNT/control' 2>/dev/null"
+
+# kprobe patterns are matched against tracefs available_filter_functions:
+# where the daemon cannot read it (this host: EPERM), the line fails with
+# the caret under the pattern; where it can, a pattern matching nothing is
+# ENOENT
+AFF=/sys/kernel/tracing/available_filter_functions
+caret_col() {
+	tail -n 1 "$MNT/error_log" | awk '{ print index($0, "^") }'
+}
+cmd_col() {
+	tail -n 2 "$MNT/error_log" | head -n 1 | awk '{ print index($0, "kprobe:") }'
+}
+if ! head -c 1 "$AFF" >/dev/null 2>&1; then
+	assert_true "kprobe pattern, no available_filter_functions: refused" \
+		bash -c "! echo 'kprobe:vfs_rea*' >'$MNT/control' 2>/dev/null"
+	assert_match "kprobe pattern: error_log says why" "cannot read $AFF" \
+		"$(tail -n 3 "$MNT/error_log")"
+	assert_eq "kprobe pattern: caret under it" $(($(cmd_col) + 7)) \
+		"$(caret_col)"
+else
+	assert_true "kprobe pattern matching nothing: ENOENT" bash -c \
+		"! echo 'kprobe:zz_bpflinkfs_nothing*' >'$MNT/control' 2>'$WORK/err' && grep -q 'No such file' '$WORK/err'"
+	assert_eq "kprobe pattern: caret under it" $(($(cmd_col) + 7)) \
+		"$(caret_col)"
+fi
 
 # --- foreign uprobe_multi (mklinks): count, funcs, pid, name --------------
 OA=$(elf_file_offset "$TARGET" bpflinkfs_target_a) || die "readelf a"

@@ -7,6 +7,7 @@
  * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd]
  *                [--pid PID] [--fork] SPEC...
  *        mklinks --set DIR BINARY PREFIX NUPROBES NTRACEPOINTS NSOFTWARE
+ *        mklinks --pin-prog PATH   (a uprobe_multi program, pinned at PATH)
  *
  * SPEC is one of
  *   uprobe:PATH:0xOFFSET:COOKIE       uretprobe:PATH:0xOFFSET:COOKIE
@@ -823,8 +824,25 @@ static int spec_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * mklinks --pin-prog PATH: a do-nothing kprobe program loaded for
+ * uprobe_multi links (expected_attach_type BPF_TRACE_UPROBE_MULTI), pinned
+ * at PATH, for a control line's prog= with a wildcard; then exits.
+ */
+static int pin_prog_main(const char *path)
+{
+	int fd = load_prog(K_UPROBE_MULTI, "mkl_umulti");
+
+	if (bpf_obj_pin(fd, path))
+		die("pin", path, errno);
+	printf("ready\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--pin-prog"))
+		return pin_prog_main(argv[2]);
 	if (argc > 1 && !strcmp(argv[1], "--set"))
 		return set_main(argc - 2, argv + 2);
 	return spec_main(argc, argv);
