@@ -42,14 +42,18 @@ struct attached_set {
 int attached_open(struct attached_set **out)
 {
 	struct attached_set *s = calloc(1, sizeof(*s));
-	int err = s ? task_files_open(&s->tf) : -ENOMEM;
+	int err = s ? task_files_open(&s->tf) : -ENOMEM, i, n;
+	__u32 own[2];
 
 	if (err) {
 		free(s);
 		return err;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	links_hide(task_files_own_link(s->tf)); /* the daemon's own link */
+	/* the daemon's own iterator links stay out of the tree */
+	n = task_files_own_link_ids(s->tf, own);
+	for (i = 0; i < n; i++)
+		links_hide(own[i]);
 	*out = s;
 	return 0;
 }

@@ -16,6 +16,17 @@
 static struct task_files *source;
 static pthread_mutex_t source_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The handle's own iterator links stay out of the tree. */
+static int hide_own_links(const struct task_files *tf)
+{
+	__u32 own[2];
+	int i, n = task_files_own_link_ids(tf, own), err = 0;
+
+	for (i = 0; !err && i < n; i++)
+		err = links_hide(own[i]);
+	return err;
+}
+
 int holders_open(void)
 {
 	int err = 0;
@@ -24,7 +35,7 @@ int holders_open(void)
 	if (!source) {
 		err = task_files_open(&source);
 		if (!err)
-			links_hide(task_files_own_link(source));
+			err = hide_own_links(source);
 	}
 	pthread_mutex_unlock(&source_lock);
 	return err;

@@ -141,11 +141,6 @@ void task_files_close(struct task_files *tf)
 	free(tf);
 }
 
-__u32 task_files_own_link(const struct task_files *tf)
-{
-	return tf->skel ? tf->own_id : 0;
-}
-
 const char *task_files_source(const struct task_files *tf)
 {
 	return tf->skel ? "iterator" : "proc";

@@ -74,12 +74,6 @@ void task_files_close(struct task_files *tf);
 const char *task_files_source(const struct task_files *tf);
 
 /**
- * task_files_own_link() - the id of the handle's iterator link, which
- * the daemon hides; 0 for a /proc walk
- */
-__u32 task_files_own_link(const struct task_files *tf);
-
-/**
  * task_files_read() - every link fd and every perf event fd with a program
  * @tf: the handle
  * @out: malloc'd array, sorted by (pid, fd), the caller frees it
