@@ -143,7 +143,7 @@ daemon_link_ids >"$WORK/held"
 check_link() {
 	local id=$1 kind=${KIND[$1]} f v prog
 	local -A want=([type]=$kind [name]=${EXP_NAME[$1]} [spec]=${SPEC[$1]}
-		[prog_id]=x [prog_name]=x [hits]=x [events]=x)
+		[prog_id]=x [prog_name]=x [hits]=x [events]=x [pids]=x [pinned]=x)
 	grep -qx "$id" "$WORK/root.ls" || fail "link $id not in ls $MNT"
 	grep -qx "$id" "$WORK/held" || fail "link $id: the daemon holds no fd"
 	case $kind in
@@ -190,6 +190,11 @@ print(json.load(sys.stdin).get("name", ""))')" "$v"
 			;;
 		prog_id | cookie | hits)
 			assert_match "$id/$f is decimal" '^[0-9]+$' "$v" ;;
+		pids) # the daemon holds the links it made
+			assert_true "$id/pids has the daemon" grep -qx \
+				"$BL_DAEMON_PID"$'\t'bpflinkfs <<<"$v"
+			;;
+		pinned) assert_eq "$id/pinned (no pin_dir)" "" "$v" ;;
 		event_type)
 			if [ "$v" == 1 ] || { [[ "$v" =~ ^[0-9]+$ ]] &&
 				[ "$v" -ge 6 ] && [[ "$NAMED_TYPES" != *" $v "* ]]; }

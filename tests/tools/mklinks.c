@@ -15,6 +15,7 @@
  *   raw_tracepoint:NAME:COOKIE        (a raw tracepoint link)
  *   uprobe_multi:PATH:TARGETS:COOKIES uretprobe_multi:PATH:TARGETS:COOKIES
  *   flow_dissector                    (a netns link, in a new netns)
+ *   fentry:FUNC                       (a tracing link on a vmlinux function)
  *
  * TARGETS of a uprobe_multi link is 0xOFFSET[/0xREF_CTR_OFFSET],... and
  * COOKIES COOKIE,... (as many); --pid filters the next multi spec to one
@@ -69,6 +70,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 enum kind {
 	K_UPROBE,
@@ -79,11 +81,13 @@ enum kind {
 	K_UPROBE_MULTI,
 	K_URETPROBE_MULTI,
 	K_FLOW_DISSECTOR,
+	K_FENTRY,
 };
 
 static const char *const kind_names[] = {
-	"uprobe",	  "uretprobe",	  "tracepoint",	     "software",
-	"raw_tracepoint", "uprobe_multi", "uretprobe_multi", "flow_dissector",
+	"uprobe",	   "uretprobe",	     "tracepoint",
+	"software",	   "raw_tracepoint", "uprobe_multi",
+	"uretprobe_multi", "flow_dissector", "fentry",
 };
 
 #define MULTI_MAX 64 /* targets of one uprobe_multi spec */
@@ -192,6 +196,11 @@ static int parse_spec(char *arg, struct spec *sp)
 	char *rest = strchr(arg, ':'), *cookie, *mid;
 	uint64_t v;
 
+	if (!strncmp(arg, "fentry:", 7) && arg[7]) {
+		sp->kind = K_FENTRY;
+		sp->name = arg + 7;
+		return 0;
+	}
 	if (!strcmp(arg, "flow_dissector")) {
 		sp->kind = K_FLOW_DISSECTOR;
 		return 0;
@@ -350,6 +359,22 @@ static int open_event(const struct spec *sp)
 #define ATTACH_TRACE_UPROBE_MULTI 48 /* BPF_TRACE_UPROBE_MULTI, 6.6 */
 #define UPROBE_MULTI_RETURN 1	     /* BPF_F_UPROBE_MULTI_RETURN */
 
+/* fentry: the target's type id in vmlinux BTF, for load_prog() */
+static __u32 fentry_btf_id;
+
+/* The FUNC type id of @func in vmlinux BTF (exits if none) */
+static __u32 vmlinux_func_id(const char *func)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__s32 id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC)
+		       : -ENOENT;
+
+	btf__free(btf);
+	if (id <= 0)
+		die("no function in vmlinux BTF", func, ENOENT);
+	return (__u32)id;
+}
+
 /* A program that returns 0, of the type that @kind attaches; named @name. */
 static int load_prog(enum kind kind, const char *name)
 {
@@ -373,6 +398,11 @@ static int load_prog(enum kind kind, const char *name)
 		type = BPF_PROG_TYPE_FLOW_DISSECTOR;
 	if (kind == K_UPROBE_MULTI || kind == K_URETPROBE_MULTI)
 		opts.expected_attach_type = ATTACH_TRACE_UPROBE_MULTI;
+	if (kind == K_FENTRY) {
+		type = BPF_PROG_TYPE_TRACING;
+		opts.expected_attach_type = BPF_TRACE_FENTRY;
+		opts.attach_btf_id = fentry_btf_id;
+	}
 	fd = bpf_prog_load(type, name, "GPL", insns, 2, &opts);
 	if (fd < 0) {
 		fprintf(stderr, "mklinks: load %s program: %s\n%s", name,
@@ -458,6 +488,12 @@ static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 		    .perf_event.bpf_cookie = sp->cookie);
 	int perf_fd, link_fd;
 
+	if (sp->kind == K_FENTRY) {
+		link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+		if (link_fd < 0)
+			die("fentry attach", arg, errno);
+		return link_fd;
+	}
 	link_fd = sp->kind == K_RAW_TP		 ? link_raw_tp(sp, prog_fd)
 		  : sp->kind == K_FLOW_DISSECTOR ? link_flow_dissector(prog_fd)
 		  : sp->kind == K_UPROBE_MULTI || sp->kind == K_URETPROBE_MULTI
@@ -487,13 +523,16 @@ static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 static int make_link(const struct spec *sp, const char *arg)
 {
 	static const char *const prog_names[] = {
-		"mkl_uprobe", "mkl_uprobe", "mkl_tracepoint", "mkl_event",
-		"mkl_raw_tp", "mkl_umulti", "mkl_umulti",     "mkl_flow"};
+		"mkl_uprobe", "mkl_uprobe", "mkl_tracepoint",
+		"mkl_event",  "mkl_raw_tp", "mkl_umulti",
+		"mkl_umulti", "mkl_flow",   "mkl_fentry"};
 	struct bpf_link_info info;
 	struct bpf_prog_info pinfo;
 	uint32_t len = sizeof(info), plen = sizeof(pinfo);
 	int prog_fd, link_fd, err;
 
+	if (sp->kind == K_FENTRY)
+		fentry_btf_id = vmlinux_func_id(sp->name);
 	prog_fd = load_prog(sp->kind, prog_names[sp->kind]);
 	link_fd = link_spec(sp, prog_fd, arg);
 	memset(&info, 0, sizeof(info));

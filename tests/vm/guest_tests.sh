@@ -562,6 +562,43 @@ test_kretprobe_events() {
 	ctl_rm "$id"
 }
 
+# A fentry link made by mklinks (issue 14): type by attach type, name the
+# function mklinks was told (the kernel gives its BTF id), attach_type,
+# COUNT 1, its holder. The host of the other lanes refuses fentry loads.
+test_tracing() {
+	local id d i
+	if [ "$(feature fentry)" != 1 ]; then
+		skip "fentry: this kernel refuses or lacks it"
+		return
+	fi
+	mkfifo "$WORK/mkt.in"
+	"$MKLINKS" fentry:bpf_fentry_test1 <"$WORK/mkt.in" >"$WORK/mkt.out" 2>&1 &
+	MKL_PID=$!
+	exec 5>"$WORK/mkt.in"
+	for i in $(seq 50); do
+		grep -q '^ready' "$WORK/mkt.out" && break
+		sleep 0.1
+	done
+	if ! grep -q '^ready' "$WORK/mkt.out"; then
+		fail "mklinks fentry: $(cat "$WORK/mkt.out")"
+	else
+		id=$(head -n1 "$WORK/mkt.out" | cut -f1)
+		d=$MNT/$id
+		eq "fentry type" fentry "$(rd "$d/type")"
+		eq "fentry name (BTF target)" bpf_fentry_test1 "$(rd "$d/name")"
+		eq "fentry attach_type" trace_fentry "$(rd "$d/attach_type")"
+		eq "fentry prog_name" mkl_fentry "$(rd "$d/prog_name")"
+		eq "fentry COUNT" 1 "$(awk -F'\t' -v id="$id" \
+			'$1 == id { print $9 }' "$MNT/links")"
+		eq "fentry pids" "$MKL_PID"$'\t'mklinks \
+			"$(grep -v $'\tbpflinkfs$' "$d/pids")"
+		eq "fentry pinned" "" "$(rd "$d/pinned")"
+	fi
+	exec 5>&-
+	wait "$MKL_PID"
+	MKL_PID=
+}
+
 main() {
 	echo "# kernel $(uname -r)"
 	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
@@ -577,6 +614,7 @@ main() {
 		test_control
 		test_multi
 		test_kinds
+		test_tracing
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached
