@@ -364,20 +364,27 @@ int link_next_id(__u32 start, __u32 *next)
 	return 0;
 }
 
-int prog_name_read(__u32 prog_id, char *buf, size_t len)
+int prog_info_read(__u32 prog_id, struct bpf_prog_info *info)
 {
-	struct bpf_prog_info info;
-	__u32 info_len = sizeof(info);
+	__u32 info_len = sizeof(*info);
 	int fd = bpf_prog_get_fd_by_id(prog_id), err = 0;
 
 	if (fd < 0)
 		return errno == EAGAIN ? -ENOENT : -errno;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &info_len))
+	memset(info, 0, sizeof(*info));
+	if (bpf_obj_get_info_by_fd(fd, info, &info_len))
 		err = -errno;
-	else
-		snprintf(buf, len, "%s", info.name);
 	close(fd);
+	return err;
+}
+
+int prog_name_read(__u32 prog_id, char *buf, size_t len)
+{
+	struct bpf_prog_info info;
+	int err = prog_info_read(prog_id, &info);
+
+	if (!err)
+		snprintf(buf, len, "%s", info.name);
 	return err;
 }
 

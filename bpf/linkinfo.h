@@ -271,6 +271,15 @@ int link_info_read(__u32 id, struct link_fields *f);
  */
 int link_next_id(__u32 start, __u32 *next);
 
+struct bpf_prog_info;
+
+/**
+ * prog_info_read() - BPF_OBJ_GET_INFO_BY_FD of a program id (struct
+ * bpf_prog_info of the system's <linux/bpf.h>: name, run_cnt, ...)
+ * Return: 0, -ENOENT (program gone), or -errno.
+ */
+int prog_info_read(__u32 prog_id, struct bpf_prog_info *info);
+
 /**
  * prog_name_read() - bpf_prog_info.name of a program id
  * Return: 0, -ENOENT (program gone), or -errno.

@@ -362,10 +362,10 @@ static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
 	return 0;
 }
 
-/* kprobe:[MODULE:]FUNC[+OFFSET], kretprobe:[MODULE:]FUNC */
-static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
+/* An optional MODULE: before the token's end @e, into p->path; then
+ * p->symbol_col is where FUNC or NAME starts. */
+static int parse_module(struct lexer *lx, struct probe_spec *p, size_t e)
 {
-	size_t e = tok_end(lx, lx->pos);
 	int err;
 
 	if (memchr(lx->s + lx->pos, ':', e - lx->pos)) {
@@ -376,6 +376,17 @@ static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
 		lx->pos++;
 	}
 	p->symbol_col = lx->pos;
+	return 0;
+}
+
+/* kprobe:[MODULE:]FUNC[+OFFSET], kretprobe:[MODULE:]FUNC */
+static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
+{
+	size_t e = tok_end(lx, lx->pos);
+	int err = parse_module(lx, p, e);
+
+	if (err)
+		return err;
 	err = scan_name(lx, is_kglob_char, "+", p->symbol, sizeof(p->symbol),
 			"function name");
 	if (!err)
@@ -453,14 +464,9 @@ static int parse_kfunc(struct lexer *lx, struct probe_spec *p)
 	int err;
 
 	p->path_col = lx->pos;
-	if (memchr(lx->s + lx->pos, ':', e - lx->pos)) {
-		err = scan_name(lx, is_module_char, ":", p->path,
-				PROBE_NAME_MAX, "module name");
-		if (err)
-			return err;
-		lx->pos++;
-	}
-	p->symbol_col = lx->pos;
+	err = parse_module(lx, p, e);
+	if (err)
+		return err;
 	return scan_name(lx, is_ksym_char, "", p->symbol, sizeof(p->symbol),
 			 p->kind == PROBE_RAWTP ? "tracepoint name"
 						: "function name");

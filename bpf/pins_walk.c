@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Link pins in every mounted bpffs (pins_walk.h). */
+#include "mountinfo.h"
 #include "pins_walk.h"
 
 #include <bpf/bpf.h>
@@ -88,24 +89,6 @@ static void dir_walk(struct walk *w, char *path, size_t len, int depth)
 	closedir(dir);
 }
 
-/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-					(s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /* The mount point of a mountinfo line if its fstype is "bpf", else NULL */
 static char *bpffs_mount_point(char *line)
 {
@@ -120,7 +103,7 @@ static char *bpffs_mount_point(char *line)
 	     i++, f = strtok_r(NULL, " ", &save))
 		;
 	if (f) {
-		unescape(f);
+		mountinfo_unescape(f);
 		mnt = f;
 	}
 	return mnt;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "linkinfo.h"
 #include "prog_stats.h"
 
 int bpf_stats_enabled(void)
@@ -29,19 +30,12 @@ int bpf_stats_enabled(void)
 int prog_stats_read(__u32 prog_id, struct prog_stats *out)
 {
 	struct bpf_prog_info info;
-	__u32 info_len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(prog_id), err = 0;
+	int err = prog_info_read(prog_id, &info);
 
-	if (fd < 0)
-		return errno == EAGAIN ? -ENOENT : -errno;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &info_len)) {
-		err = -errno;
-	} else {
+	if (!err) {
 		out->run_cnt = info.run_cnt;
 		out->run_time_ns = info.run_time_ns;
 		snprintf(out->name, sizeof(out->name), "%s", info.name);
 	}
-	close(fd);
 	return err;
 }

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "proc_pids.h"
 #include "task_files.h"
 #include "task_files.skel.h"
 
@@ -259,54 +260,35 @@ static void read_comm(int pid, char comm[16])
 		comm[n - 1] = '\0';
 }
 
-static int walk_process(int pid, struct records *r)
-{
-	char path[64], comm[16];
-	struct dirent *de;
-	bool have_comm = false;
-	char *end;
-	long fd;
-	DIR *d;
-	int err = 0;
+/* One process's fds; its comm read once, at its first fd */
+struct proc_walk {
+	struct records *r;
+	char comm[16];
+	bool have_comm;
+};
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	d = opendir(path);
-	if (!d)
-		return 0; /* gone, or not ours to look at */
-	while (!err && (de = readdir(d))) {
-		fd = strtol(de->d_name, &end, 10);
-		if (*end || end == de->d_name || fd < 0 || fd > INT_MAX)
-			continue;
-		/* DT_LNK for every fd: the readlink decides */
-		if (!have_comm) {
-			read_comm(pid, comm);
-			have_comm = true;
-		}
-		err = walk_fd(pid, (int)fd, comm, r);
+static int walk_one_fd(void *ctx, int pid, int fd)
+{
+	struct proc_walk *w = ctx;
+
+	/* DT_LNK for every fd: the readlink decides */
+	if (!w->have_comm) {
+		read_comm(pid, w->comm);
+		w->have_comm = true;
 	}
-	closedir(d);
-	return err;
+	return walk_fd(pid, fd, w->comm, w->r);
 }
 
-static int walk_proc(struct records *r)
+static int walk_process(int pid, struct records *r)
 {
-	struct dirent *de;
-	char *end;
-	long pid;
-	DIR *d;
-	int err = 0;
+	struct proc_walk w = {.r = r};
 
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (!err && (de = readdir(d))) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || end == de->d_name || pid <= 0 || pid > INT_MAX)
-			continue;
-		err = walk_process((int)pid, r);
-	}
-	closedir(d);
-	return err;
+	return proc_fds_each(pid, walk_one_fd, &w);
+}
+
+static int walk_pid(void *r, int pid)
+{
+	return walk_process(pid, r);
 }
 
 static int by_pid_fd(const void *a, const void *b)
@@ -346,7 +328,7 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 	int err;
 
 	err = tf->skel ? read_iterator(tf->iter_link, &r, sizeof(*r.v))
-		       : walk_proc(&r);
+		       : proc_pids_each(walk_pid, &r);
 	if (err) {
 		free(r.v);
 		return err;

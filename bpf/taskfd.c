@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "proc_pids.h"
 #include "taskfd.h"
 
 /* BPF_FD_TYPE_*, <linux/bpf.h> since 4.18 */
@@ -55,8 +56,7 @@ struct proc_fds {
  * fd (lines "link_id:\t%u", "prog_id:\t%u", both there since 5.8).
  * Return: 0, or -ENOENT (gone, or the lines are missing).
  */
-static int link_fdinfo(int pid, int fd, __u32 *link_id,
-		       __u32 *prog_id)
+static int link_fdinfo(int pid, int fd, __u32 *link_id, __u32 *prog_id)
 {
 	char path[64], line[256];
 	bool have_link = false, have_prog = false;
@@ -116,27 +116,23 @@ static int classify_fd(const struct scan *s, int pid, int fd,
 	return 0;
 }
 
+struct fd_walk {
+	const struct scan *s;
+	struct proc_fds *p;
+};
+
+static int classify_one(void *ctx, int pid, int fd)
+{
+	struct fd_walk *w = ctx;
+
+	return classify_fd(w->s, pid, fd, w->p);
+}
+
 static int list_fds(const struct scan *s, int pid, struct proc_fds *p)
 {
-	char path[64];
-	struct dirent *de;
-	char *end;
-	long fd;
-	DIR *d;
-	int err = 0;
+	struct fd_walk w = {s, p};
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	d = opendir(path);
-	if (!d)
-		return 0; /* gone, or not ours to look at */
-	while (!err && (de = readdir(d))) {
-		fd = strtol(de->d_name, &end, 10);
-		if (*end || end == de->d_name || fd < 0 || fd > INT_MAX)
-			continue;
-		err = classify_fd(s, pid, (int)fd, p);
-	}
-	closedir(d);
-	return err;
+	return proc_fds_each(pid, classify_one, &w);
 }
 
 static bool same_answer(const struct answer *a, const struct answer *b)
@@ -182,29 +178,15 @@ static int scan_process(struct scan *s, int pid)
 	return err;
 }
 
-static int scan_all(struct scan *s)
+/* One process; 1 stops the walk: an answer was found twice. */
+static int scan_pid(void *s, int pid)
 {
-	struct dirent *de;
-	char *end;
-	long pid;
-	DIR *d;
-	int err = 0;
+	int err = scan_process(s, pid);
 
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (!err && !s->conflict && (de = readdir(d))) {
-		pid = strtol(de->d_name, &end, 10);
-		if (*end || end == de->d_name || pid <= 0 || pid > INT_MAX)
-			continue;
-		err = scan_process(s, (int)pid);
-	}
-	closedir(d);
-	return err;
+	return err ? err : ((struct scan *)s)->conflict;
 }
 
-int link_info_from_task_fd(__u32 link_id, __u32 prog_id,
-			   struct link_fields *f)
+int link_info_from_task_fd(__u32 link_id, __u32 prog_id, struct link_fields *f)
 {
 	struct scan *s;
 	struct answer *a;
@@ -215,11 +197,14 @@ int link_info_from_task_fd(__u32 link_id, __u32 prog_id,
 		return -ENOMEM;
 	s->link_id = link_id;
 	s->prog_id = prog_id;
-	err = scan_all(s);
+	err = proc_pids_each(scan_pid, s);
+	if (err > 0)
+		err = 0;
 	a = &s->found;
-	if (!err && (!s->nfound || s->conflict ||
-		     a->fd_type >= sizeof(fd_type_kind) / sizeof(fd_type_kind[0]) ||
-		     !fd_type_kind[a->fd_type]))
+	if (!err &&
+	    (!s->nfound || s->conflict ||
+	     a->fd_type >= sizeof(fd_type_kind) / sizeof(fd_type_kind[0]) ||
+	     !fd_type_kind[a->fd_type]))
 		err = -ENOENT;
 	if (!err && a->offset > UINT32_MAX)
 		err = -EOVERFLOW;

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "uprobe_mount.h"
 #include "uprobe_target.h"
 
@@ -33,24 +34,6 @@ void uprobe_exclude_dir(const char *dir)
 	snprintf(excluded_dir, sizeof(excluded_dir), "%s", dir ? dir : "");
 	excluded_known = false;
 	pthread_mutex_unlock(&mnt_lock);
-}
-
-/* mountinfo escapes blanks, newlines and backslashes as \ooo */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
 }
 
 /*
@@ -70,7 +53,7 @@ static void find_excluded_dev(void)
 		    3)
 			continue;
 		sep = strstr(line, " - ");
-		unescape_octal(mp);
+		mountinfo_unescape(mp);
 		if (sep && !strncmp(sep + 3, "fuse", 4) &&
 		    !strcmp(mp, excluded_dir)) {
 			excluded_dev = makedev(maj, min);
