@@ -36,7 +36,7 @@
 static void usage(const char *prog)
 {
 	printf("usage: %s [SOURCE] MOUNTPOINT [options]\n\n"
-	       "Shows every BPF perf-event link as a directory of text files\n"
+	       "Shows every BPF link of the host as a directory of text files\n"
 	       "and creates links from probe specs written to MOUNTPOINT/control.\n\n"
 	       "    -h, --help          print this help and exit\n"
 	       "    -V, --version       print the version and exit\n"
