@@ -176,3 +176,48 @@ void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	handle_close(fi->fh);
 	fuse_reply_err(req, 0);
 }
+
+/* Nothing in the tree is made, renamed or linked by hand: EPERM. */
+static void refuse(fuse_req_t req)
+{
+	fuse_reply_err(req, EPERM);
+}
+
+void dirs_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
+{
+	refuse(req);
+}
+
+void dirs_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+		dev_t rdev)
+{
+	refuse(req);
+}
+
+void dirs_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
+{
+	refuse(req);
+}
+
+void dirs_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
+		 struct fuse_file_info *fi)
+{
+	refuse(req);
+}
+
+void dirs_rename(fuse_req_t req, fuse_ino_t p, const char *n, fuse_ino_t np,
+		 const char *nn, unsigned int flags)
+{
+	refuse(req);
+}
+
+void dirs_symlink(fuse_req_t req, const char *target, fuse_ino_t p,
+		  const char *n)
+{
+	refuse(req);
+}
+
+void dirs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np, const char *nn)
+{
+	refuse(req);
+}

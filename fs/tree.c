@@ -761,51 +761,6 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	fuse_reply_err(req, -err);
 }
 
-static void op_refuse(fuse_req_t req)
-{
-	fuse_reply_err(req, EPERM);
-}
-
-static void op_mkdir(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m)
-{
-	op_refuse(req);
-}
-
-static void op_mknod(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
-		     dev_t rdev)
-{
-	op_refuse(req);
-}
-
-static void op_unlink(fuse_req_t req, fuse_ino_t p, const char *n)
-{
-	op_refuse(req);
-}
-
-static void op_create(fuse_req_t req, fuse_ino_t p, const char *n, mode_t m,
-		      struct fuse_file_info *fi)
-{
-	op_refuse(req);
-}
-
-static void op_rename(fuse_req_t req, fuse_ino_t p, const char *n,
-		      fuse_ino_t np, const char *nn, unsigned int flags)
-{
-	op_refuse(req);
-}
-
-static void op_symlink(fuse_req_t req, const char *target, fuse_ino_t p,
-		       const char *n)
-{
-	op_refuse(req);
-}
-
-static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t np,
-		    const char *nn)
-{
-	op_refuse(req);
-}
-
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	mount_time = time(NULL);
@@ -829,11 +784,11 @@ const struct fuse_lowlevel_ops tree_ops = {
 	.release = op_release,
 	.poll = op_poll,
 	.rmdir = op_rmdir,
-	.mkdir = op_mkdir,
-	.mknod = op_mknod,
-	.unlink = op_unlink,
-	.create = op_create,
-	.rename = op_rename,
-	.symlink = op_symlink,
-	.link = op_link,
+	.mkdir = dirs_mkdir,
+	.mknod = dirs_mknod,
+	.unlink = dirs_unlink,
+	.create = dirs_create,
+	.rename = dirs_rename,
+	.symlink = dirs_symlink,
+	.link = dirs_link,
 };
