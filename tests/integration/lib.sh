@@ -118,6 +118,25 @@ bl_require() {
 	done
 }
 
+# bl_bpftool75: define bpftool75() as bpftool 7.5 from bookworm-backports
+# (scripts/bpftool_bpo.sh), which decodes perf and multi links as Debian
+# 12's 7.1 does not; 1 (and bpftool75 is the system's bpftool) when it
+# cannot be had.
+bl_bpftool75() {
+	local out
+	if out=$(bash "$(dirname "${BASH_SOURCE[0]}")/../../scripts/bpftool_bpo.sh" \
+		2>/dev/null); then
+		BPFTOOL75_BIN=$(sed -n 1p <<<"$out")
+		BPFTOOL75_LIB=$(sed -n 2p <<<"$out")
+		bpftool75() {
+			LD_LIBRARY_PATH=$BPFTOOL75_LIB "$BPFTOOL75_BIN" "$@"
+		}
+		return 0
+	fi
+	bpftool75() { bpftool "$@"; }
+	return 1
+}
+
 # bl_tracefs: print the tracefs root, mounting it if needed. It is left
 # mounted, since other programs on the host may use it too.
 bl_tracefs() {

@@ -228,15 +228,22 @@ $OA	bpflinkfs_target_a+0x0	$SEMA	111
 $OB	bpflinkfs_target_b+0x0	0x0	222" "$(cat "$MNT/$FID/funcs")"
 assert_true "foreign: no hits, spec" test ! -e "$MNT/$FID/hits" -a \
 	! -e "$MNT/$FID/spec"
-if bpftool -j link show id "$FID" | jq -e '.uprobe_multi' >/dev/null 2>&1; then
+bl_bpftool75 || echo "note: bpftool 7.5 cannot be had here"
+if bpftool75 -j link show id "$FID" | jq -e '.funcs' >/dev/null 2>&1; then
 	# bpftool 7.5 decodes uprobe_multi links
 	assert_eq "foreign: bpftool's offsets and cookies" \
-		"$(bpftool -j link show id "$FID" | jq -r \
-			'.uprobe_multi.func[] | "\(.offset) \(.ref_ctr_offset) \(.cookie)"' |
-			awk '{ printf "%#x %#x %s\n", $1, $2, $3 }')" \
+		"$(bpftool75 -j link show id "$FID" | jq -r \
+			'.funcs[] | "\(.offset) \(.ref_ctr_offset) \(.cookie)"' |
+			awk '{ printf "0x%x 0x%x %s\n", $1, $2, $3 }')" \
 		"$(tail -n +2 "$MNT/$FID/funcs" | awk -F'\t' '{ print $1, $3, $4 }')"
+	assert_eq "foreign: bpftool's type and path" \
+		"$(bpftool75 -j link show id "$FID" | jq -r '"\(.type) \(.path)"')" \
+		"$(cat "$MNT/$FID/type") $(cat "$MNT/$FID/name")"
+	assert_eq "foreign: bpftool's count" \
+		"$(bpftool75 -j link show id "$FID" | jq -r '.func_cnt')" \
+		"$(cat "$MNT/$FID/count")"
 	assert_eq "foreign: bpftool's pid" \
-		"$(bpftool -j link show id "$FID" | jq -r '.uprobe_multi.pid')" \
+		"$(bpftool75 -j link show id "$FID" | jq -r '.pid')" \
 		"$(cat "$MNT/$FID/pid")"
 else
 	echo "note: this bpftool does not decode uprobe_multi links (7.5 does)"
