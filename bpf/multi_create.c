@@ -81,10 +81,17 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 	FILE *f;
 	int err = 0;
 
+	e->column = p->symbol_col;
+	/* as for kprobe:FUNC: say what the kernel lacks, not what it hides */
+	if (!pmu_present("kprobe") && !multi_link_creatable(false)) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "this kernel has no kprobe support (no kprobe PMU, "
+			 "no kprobe_multi links)");
+		return -EOPNOTSUPP;
+	}
 	snprintf(path, sizeof(path), "%s/available_filter_functions",
 		 root ? root : "/sys/kernel/tracing");
 	f = root ? fopen(path, "re") : NULL;
-	e->column = p->symbol_col;
 	if (!f && !root) {
 		snprintf(e->msg, sizeof(e->msg),
 			 "tracefs is not mounted, and a kprobe pattern is "

@@ -245,6 +245,8 @@ static int owned_unlist(size_t at, bool unpinned)
 	d->slot = l->slot;
 	d->nslots = l->nslots;
 	d->unpinned = unpinned;
+	if (pin_enabled() && !unpinned)
+		pin_drop(l->id); /* durable at once; the reaper waits */
 	*dying_tail = d;
 	dying_tail = &d->next;
 	dying_busy++;

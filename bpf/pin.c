@@ -421,15 +421,21 @@ int pin_link(const struct owned_info *info, int fd,
 	return err;
 }
 
-void pin_unlink(__u32 id)
+void pin_drop(__u32 id)
 {
-	struct timespec tick = {0, 10 * 1000 * 1000};
 	char path[PATH_MAX];
-	int i, fd;
 
 	link_pin_path(id, path, sizeof(path));
 	unlink(path);
 	bpf_map_delete_elem(meta_fd, &id);
+}
+
+void pin_unlink(__u32 id)
+{
+	struct timespec tick = {0, 10 * 1000 * 1000};
+	int i, fd;
+
+	pin_drop(id);
 	/* the kernel releases an unpinned link from a work queue */
 	for (i = 0; i < 500; i++) {
 		fd = bpf_link_get_fd_by_id(id);

@@ -83,7 +83,15 @@ int pin_link(const struct owned_info *info, int fd,
 void pin_sync(const struct pin_owner *owner);
 
 /**
- * pin_unlink() - remove an owned link's pin and record; the kernel then
+ * pin_drop() - remove an owned link's pin and record now, so that a removal
+ * that has returned stays removed even if the daemon dies before the
+ * reaper gets to it (a restart would adopt a pin left behind); fast: the
+ * kernel releases the link later, from a work queue
+ */
+void pin_drop(__u32 id);
+
+/**
+ * pin_unlink() - pin_drop(), then wait for the release: the kernel then
  * detaches it. Waits (up to 5 s) until the kernel no longer lists @id, so
  * that its counter slot can be reused.
  */

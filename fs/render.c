@@ -373,8 +373,11 @@ int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
 
 	if (!link_file_applies(i, v))
 		return -ENODATA;
-	/* a list may grow between two renders: a few tries */
-	for (tries = 0; tries < 4; tries++) {
+	/*
+	 * a list may grow between two renders (counters gain digits on a busy
+	 * link): room for a quarter more than asked, and a few tries
+	 */
+	for (tries = 0; tries < 8; tries++) {
 		p = realloc(buf, len);
 		if (!p) {
 			n = -ENOMEM;
@@ -384,8 +387,8 @@ int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
 		n = link_files[i].render(v, buf, len);
 		if (n < 0 || (size_t)n < len)
 			break;
-		len = (size_t)n + 1;
-		n = -ENAMETOOLONG;
+		len = (size_t)n + (size_t)n / 4 + 64;
+		n = -EAGAIN;
 	}
 	if (n < 0) {
 		free(buf);

@@ -195,7 +195,15 @@ caret_col() {
 cmd_col() {
 	tail -n 2 "$MNT/error_log" | head -n 1 | awk '{ print index($0, "kprobe:") }'
 }
-if ! head -c 1 "$AFF" >/dev/null 2>&1; then
+if [ ! -d /sys/bus/event_source/devices/kprobe ]; then
+	# no kprobes at all (this host): said as for kprobe:FUNC
+	assert_true "kprobe pattern without kprobes: EOPNOTSUPP" bash -c \
+		"! echo 'kprobe:vfs_rea*' >'$MNT/control' 2>'$WORK/err' && grep -q 'not supported' '$WORK/err'"
+	assert_match "kprobe pattern: error_log says what is missing" \
+		"no kprobe support" "$(tail -n 3 "$MNT/error_log")"
+	assert_eq "kprobe pattern: caret under it" $(($(cmd_col) + 7)) \
+		"$(caret_col)"
+elif ! head -c 1 "$AFF" >/dev/null 2>&1; then
 	assert_true "kprobe pattern, no available_filter_functions: refused" \
 		bash -c "! echo 'kprobe:vfs_rea*' >'$MNT/control' 2>/dev/null"
 	assert_match "kprobe pattern: error_log says why" "cannot read $AFF" \

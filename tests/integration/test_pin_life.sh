@@ -125,6 +125,24 @@ assert_eq "adopted after restart" "$NEW" "$(owned_ids)"
 [ -n "$NEW" ] && assert_eq "hits kept across the restart" 7 \
 	"$(cat "$MNT/$NEW/hits")"
 
+### a removal that has returned stays removed, even if the daemon is then
+### killed before its reaper ran (else a restart would adopt the pins)
+
+for i in $(seq 40); do echo "u:$TGT:bpflinkfs_target_b"; done >"$MNT/control" ||
+	die "40 links through control"
+assert_eq "40 more links pinned" 41 "$(ls "$PIN" | grep -c '^link_')"
+echo '-*' >"$MNT/control"
+kill -9 "$BL_DAEMON_PID"
+wait "$BL_DAEMON_PID" 2>/dev/null
+BL_DAEMON_PID=
+fusermount3 -uz "$MNT" 2>/dev/null
+assert_eq "no pin left once -* returned" 0 "$(ls "$PIN" | grep -c '^link_')"
+assert_eq "no record left once -* returned" "" "$(meta_keys)"
+bl_mount -o "pin_dir=$PIN"
+assert_eq "a restart adopts none of them" "" "$(owned_ids)"
+bl_stop_daemon
+bl_mount -o "pin_dir=$PIN"
+
 ### a pin_dir that cannot be made again says why, and nothing changes
 
 rm -r "$PIN"
