@@ -8,6 +8,7 @@
 
 #include "attach.h"
 #include "resolve.h"
+#include "uprobe_insn.h"
 
 int probe_cpus(const struct probe_spec *p, int *cpus, size_t max)
 {
@@ -53,7 +54,8 @@ static void memo_set(struct path_memo *m, const char *path, const char *canon)
 }
 
 int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
-			struct path_memo *memo, char *canon, struct uprobe_err *te)
+			struct path_memo *memo, char *canon,
+			struct uprobe_err *te)
 {
 	int err = 0;
 
@@ -83,6 +85,9 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				     p->offset, p->by_offset,
 				     p->kind == PROBE_URETPROBE, ut, &te);
+	if (!err)
+		err = uprobe_insn_check(canon, ut->offset,
+					p->kind == PROBE_URETPROBE, &te);
 	free(canon);
 	if (err) {
 		*e = te.e;

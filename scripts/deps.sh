@@ -14,7 +14,8 @@ set -euo pipefail
 PACKAGES=(build-essential pkg-config meson ninja-build clang llvm lld
 	libfuse3-dev fuse3 libbpf-dev libelf-dev bpftool binutils python3 gcc
 	qemu-system-x86 busybox-static rust-coreutils rsync strace perl
-	bpftrace jq systemtap-sdt-dev prometheus prometheus-node-exporter)
+	bpftrace jq systemtap-sdt-dev prometheus prometheus-node-exporter
+	binutils-dev)
 
 say() { printf 'deps: %s\n' "$*"; }
 warn() { printf 'deps: warning: %s\n' "$*" >&2; }

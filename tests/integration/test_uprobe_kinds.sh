@@ -354,6 +354,33 @@ err_has "uretprobe +4" EINVAL "function entry" "ur:$B/pie:kind_fn+4"
 mk "ur:$B/pie:kind_fn+0" &&
 	check_link "uretprobe +0" uretprobe "$B/pie" "$off" && rm_link "$ID"
 
+# ---- 11: an offset inside an instruction corrupts the code: refused ----
+# kind_fn's instruction starts, relative to it, from objdump -d; the first
+# instruction longer than one byte gives an offset inside it
+addrs=$(objdump -d --no-show-raw-insn "$B/pie" | awk '
+	/<kind_fn>:$/ { f = 1; next }
+	f && /^$/ { exit }
+	f && /^ *[0-9a-f]+:/ { sub(":", "", $1); print $1 }')
+inside= next_start= prev= base=
+for a in $addrs; do
+	r=$((0x$a - ${base:=0x$a}))
+	if [ -n "$prev" ] && [ $((r - prev)) -gt 1 ] && [ -z "$inside" ]; then
+		inside=$((prev + 1)) next_start=$r
+	fi
+	prev=$r
+done
+if [ -n "$inside" ]; then
+	err_has "inside an instruction" EINVAL "inside an instruction" \
+		"u:$B/pie:kind_fn+$(printf 0x%x "$inside")"
+	err_has "uretprobe by offset, not an entry" EINVAL "function's entry" \
+		"ur:$B/pie:$(printf 0x%x $((off + next_start)))"
+	mk "u:$B/pie:kind_fn+$(printf 0x%x "$next_start")" &&
+		check_link "at an instruction start" uprobe "$B/pie" \
+			"$(printf 0x%x $((off + next_start)))" && rm_link "$ID"
+else
+	fail "objdump found no instruction of kind_fn longer than a byte"
+fi
+
 # ---- 8: paths: quoted (blank, colon), relative, symlink, PATH ----
 Q="$WORK/a b:c/prog"
 cp "$B/pie" "$Q" || die "cp"
