@@ -63,7 +63,8 @@ static void sort_unique(struct holder_index *idx)
 {
 	size_t i, kept = 0;
 
-	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_holder);
+	if (idx->n) /* qsort() wants a non-NULL base */
+		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_holder);
 	for (i = 0; i < idx->n; i++)
 		if (!kept || cmp_holder(&idx->v[kept - 1], &idx->v[i]))
 			idx->v[kept++] = idx->v[i];

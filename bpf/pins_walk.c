@@ -150,7 +150,8 @@ int pin_index_build(struct pin_index *idx)
 		pin_index_free(idx);
 		return w.err;
 	}
-	qsort(idx->v, idx->n, sizeof(*idx->v), cmp_pin);
+	if (idx->n) /* qsort() wants a non-NULL base */
+		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_pin);
 	return 0;
 }
 

@@ -310,7 +310,8 @@ static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
 {
 	size_t i, kept = 0;
 
-	qsort(v, n, sizeof(*v), by_pid_fd);
+	if (n) /* qsort() wants a non-NULL base */
+		qsort(v, n, sizeof(*v), by_pid_fd);
 	for (i = 0; i < n; i++) {
 		if (v[i].kind == TASK_FILE_LINK &&
 		    (v[i].id == own[0] || v[i].id == own[1]))
@@ -367,7 +368,8 @@ int task_files_perf_link_keys(struct task_files *tf, __u64 **keys)
 	pairs = (__u64 *)r.v;
 	for (i = 0; i < r.n; i++)
 		pairs[i] = pairs[2 * i + 1];
-	qsort(pairs, r.n, sizeof(*pairs), cmp_key);
+	if (r.n) /* qsort() wants a non-NULL base */
+		qsort(pairs, r.n, sizeof(*pairs), cmp_key);
 	*keys = pairs;
 	return (int)r.n;
 }

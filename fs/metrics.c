@@ -424,7 +424,8 @@ static void prog_samples(struct metrics *m)
 
 	if (bpf_stats_enabled() != 1)
 		return;
-	qsort(m->progs, m->nprogs, sizeof(*m->progs), cmp_u32);
+	if (m->nprogs) /* qsort() wants a non-NULL base */
+		qsort(m->progs, m->nprogs, sizeof(*m->progs), cmp_u32);
 	for (i = 0; i < m->nprogs; i++) {
 		if ((i && m->progs[i] == m->progs[i - 1]) ||
 		    prog_stats_read(m->progs[i], &st))

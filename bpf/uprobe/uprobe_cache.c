@@ -568,7 +568,8 @@ static int csyms_build(struct symfile *sf, const struct uprobe_symtab *t,
 		c->rank = uprobe_bind_rank(GELF_ST_BIND(si.sym.st_info));
 		cs->n++;
 	}
-	qsort(cs->s, cs->n, sizeof(*cs->s), csym_cmp);
+	if (cs->n) /* qsort() wants a non-NULL base */
+		qsort(cs->s, cs->n, sizeof(*cs->s), csym_cmp);
 	for (i = 0; i < cs->n; i++) {
 		end = cs->s[i].start + (cs->s[i].size ? cs->s[i].size : 1);
 		if (end > max_end)

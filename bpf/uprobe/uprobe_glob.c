@@ -86,7 +86,8 @@ static void keep_distinct(struct glob_acc *a)
 {
 	size_t i, n = 0;
 
-	qsort(a->m, a->n, sizeof(*a->m), by_offset_then_seq);
+	if (a->n) /* qsort() wants a non-NULL base */
+		qsort(a->m, a->n, sizeof(*a->m), by_offset_then_seq);
 	for (i = 0; i < a->n; i++) {
 		if (n && a->m[n - 1].offset == a->m[i].offset) {
 			free(a->m[i].name);
