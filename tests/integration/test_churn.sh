@@ -66,6 +66,10 @@ while time.monotonic() < deadline:
         lines = open(os.path.join(mnt, "links")).read().splitlines()
         if not lines:
             report("links has no header line")
+    except UnicodeDecodeError as e:
+        # which link: the bytes around the one that is not UTF-8
+        report("links.json does not parse: %s, around it: %r" %
+               (e, e.object[max(0, e.start - 300):e.start + 60]))
     except ValueError as e:
         report("links.json does not parse: %s" % e)
         continue
