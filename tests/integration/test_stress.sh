@@ -103,7 +103,6 @@ e = write(fd, "-*\n")
 os.close(fd)
 if e:
     errs.write("-*: %s\n" % e)
-errs.write("") if i > 90 else errs.write("only %d steps\n" % i)
 print(i)
 EOF
 
@@ -311,9 +310,14 @@ echo "writer: ${steps:-0} steps, $(wc -l <"$WORK/made.log") links;" \
 # file reports its size (DESIGN 2.1) the 32 readers' stat calls render
 # what they stat, and each open of control is its own node (parallel
 # writers), so the writer's share of two CPUs is smaller than it was: 140
-# to 150 steps in 30 s on the CI host, where it was over 150.
-[ "${steps:-0}" -ge $((DURATION * 3)) ] && ok ||
-	fail "the writer made only ${steps:-0} steps in $DURATION s"
+# to 150 steps in 30 s on the CI host, where it was over 150. A sanitizer
+# build (ASan makes the daemon 2-3x slower) made 81 there: its bar is one
+# step a second.
+PER_SECOND=3
+ldd "$BPFLINKFS" 2>/dev/null | grep -q libasan && PER_SECOND=1
+[ "${steps:-0}" -ge $((DURATION * PER_SECOND)) ] && ok ||
+	fail "the writer made only ${steps:-0} steps in $DURATION s" \
+		"(bar: $PER_SECOND a second)"
 [ "$MAX_THREADS" -le 64 ] && ok ||
 	fail "the daemon had $MAX_THREADS threads (more than 64)"
 [ -s "$WORK/hang.log" ] && fail "hangs: $(sort "$WORK/hang.log" | uniq -c)"
