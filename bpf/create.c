@@ -242,6 +242,14 @@ static bool probe_is_tracing(const struct probe_spec *p)
 	       p->kind == PROBE_RAWTP;
 }
 
+/* The column of option @key ("cpu=") in @line, for the caret; 0 if absent */
+static size_t option_column(const char *line, size_t len, const char *key)
+{
+	const char *opt = memmem(line, len, key, strlen(key));
+
+	return opt ? (size_t)(opt - line) : 0;
+}
+
 int single_probe_create(const struct probe_spec *p, const char *line,
 			size_t len, pid_t pid, struct id_list *made,
 			struct path_memo *memo, struct bl_error *e,
@@ -274,19 +282,17 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
 	if (n == -ENXIO) {
-		const char *opt = memmem(line, len, "cpu=", 4);
-
 		err = -EINVAL;
 		snprintf(
 			e->msg, sizeof(e->msg),
 			"cpu %d is not online (see /sys/devices/system/cpu/online)",
 			p->cpu);
-		e->column = opt ? (size_t)(opt - line) : 0;
+		e->column = option_column(line, len, "cpu=");
 	} else if (n < 0) {
 		err = n;
 		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
 	}
-	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
+	per_cpu = n > 0 && cpus[0] >= 0 && !(p->opts & OPT_CPU);
 	for (i = 0; !err && i < n; i++) {
 		size_t before = made->len;
 
@@ -302,6 +308,9 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 		if (!err)
 			made->len = before + 1;
 	}
+	/* perf_event_open(2): no such process */
+	if (err == -ESRCH && !e->column)
+		e->column = option_column(line, len, "pid=");
 	free(spec);
 	free(ut);
 	e->err = err;

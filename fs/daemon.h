@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "handoff.h"
+
 struct counter;
 struct attached_set;
 struct event_hub;
@@ -17,7 +19,7 @@ struct fuse_session;
 struct daemon {
 	struct counter *counter; /* the built-in program and its hits map */
 	struct attached_set *attached; /* bare perf events (attached/) */
-	char *pin_dir;		 /* -o pin_dir=, or NULL */
+	char *pin_dir;		       /* -o pin_dir=, or NULL */
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	bool allow_other;
@@ -26,6 +28,7 @@ struct daemon {
 	gid_t gid;
 	mode_t umask;
 	struct fuse_session *se; /* for notifications (tree.c) */
+	struct handoff handoff;	 /* one render per open (handoff.h) */
 };
 
 #endif

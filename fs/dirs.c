@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "handles.h"
 #include "ino.h"
+#include "root_files.h"
 #include "links.h"
 #include "render.h"
 

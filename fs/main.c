@@ -398,6 +398,7 @@ int main(int argc, char **argv)
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 	mallopt(M_TRIM_THRESHOLD, 64 << 10);
+	handoff_init(&daemon_state.handoff);
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */
 	if (!wants_info && mnt && check_prerequisites(mnt))
@@ -431,6 +432,7 @@ out:
 	attached_close(daemon_state.attached);
 	holders_close();
 	counter_close(daemon_state.counter);
+	handoff_free(&daemon_state.handoff);
 	free(o.mountpoint);
 	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);

@@ -19,59 +19,6 @@
 #include "prog_stats.h"
 #include "sbuf.h"
 
-/* A tab, newline or backslash inside a table value: \t, \n, \\ */
-static void put_table_value(struct sbuf *s, const char *v, size_t n)
-{
-	size_t i, run = 0;
-
-	for (i = 0; i < n; i++) {
-		const char *esc = v[i] == '\t'	 ? "\\t"
-				  : v[i] == '\n' ? "\\n"
-				  : v[i] == '\\' ? "\\\\"
-						 : NULL;
-
-		if (!esc)
-			continue;
-		sbuf_put(s, v + run, i - run);
-		sbuf_put(s, esc, 2);
-		run = i + 1;
-	}
-	sbuf_put(s, v + run, n - run);
-}
-
-/* Plain printable ASCII needs no escape: the common case, copied in runs */
-static bool json_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
-
-static void put_json_string(struct sbuf *s, const char *v, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)v;
-	size_t i = 0, run, l;
-
-	sbuf_put(s, "\"", 1);
-	while (i < n) {
-		for (run = i; i < n && json_plain(p[i]); i++)
-			;
-		sbuf_put(s, v + run, i - run);
-		if (i == n)
-			break;
-		if (p[i] == '"' || p[i] == '\\') {
-			sbuf_printf(s, "\\%c", p[i]);
-			i++;
-		} else if (p[i] < 0x20 || p[i] == 0x7f ||
-			   !(l = utf8_len(p + i, n - i))) {
-			sbuf_printf(s, "\\u%04x", p[i]);
-			i++;
-		} else {
-			sbuf_put(s, v + i, l);
-			i += l;
-		}
-	}
-	sbuf_put(s, "\"", 1);
-}
-
 /*
  * Render file @i of @v without its newline into @buf, or, when longer
  * than @len, into *@big (the caller frees it); NULL if it does not apply.
@@ -122,7 +69,7 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 
 		sbuf_put(s, "\t", 1);
 		if (p)
-			put_table_value(s, p, n);
+			sbuf_put_table_value(s, p, n);
 		else
 			sbuf_put(s, "-", 1);
 		free(big);
@@ -145,7 +92,7 @@ static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 	if (n && i == n && (n == 1 || v[0] != '0'))
 		sbuf_put(s, v, n);
 	else
-		put_json_string(s, v, n);
+		sbuf_put_json_string(s, v, n);
 }
 
 /*
@@ -159,7 +106,7 @@ static void put_json_unescaped(struct sbuf *s, const char *v, size_t n)
 	size_t i, k = 0;
 
 	if (n > sizeof(raw)) {
-		put_json_string(s, v, n);
+		sbuf_put_json_string(s, v, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -171,7 +118,7 @@ static void put_json_unescaped(struct sbuf *s, const char *v, size_t n)
 		}
 		raw[k++] = c;
 	}
-	put_json_string(s, raw, k);
+	sbuf_put_json_string(s, raw, k);
 }
 
 /*
@@ -232,7 +179,7 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 				key[k] = tolower((unsigned char)h[k]);
 			if (h != head)
 				sbuf_put(s, ",", 1);
-			put_json_string(s, key, k);
+			sbuf_put_json_string(s, key, k);
 			sbuf_put(s, ":", 1);
 			put_json_cell(s, c, te - c);
 		}
@@ -268,7 +215,7 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 		else if (link_files[i].json == JSON_TABLE)
 			put_json_table(s, p, n);
 		else
-			put_json_string(s, p, n);
+			sbuf_put_json_string(s, p, n);
 		free(big);
 	}
 	sbuf_put(s, "}", 1);
