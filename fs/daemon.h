@@ -9,13 +9,16 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct counter;
+#include <fuse_lowlevel.h>
+
+struct owned;
 struct attached_set;
 struct event_hub;
-struct fuse_session;
 
 struct daemon {
-	struct counter *counter; /* the built-in program and its hits map */
+	/* the kernel library's state (bpf/owned.h): owned links, their
+	 * counter, the pin_dir; passed to every bpf/ call that needs it */
+	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		 /* -o pin_dir=, or NULL */
 	/* the events streams (fs/events.c), or NULL */
@@ -27,5 +30,13 @@ struct daemon {
 	mode_t umask;
 	struct fuse_session *se; /* for notifications (tree.c) */
 };
+
+/* The registry of the daemon serving @req (as passthrough_ll's lo_data()) */
+static inline struct owned *req_owned(fuse_req_t req)
+{
+	const struct daemon *d = fuse_req_userdata(req);
+
+	return d->owned;
+}
 
 #endif

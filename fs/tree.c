@@ -56,19 +56,19 @@ static char *render_features_file(const struct daemon *d,
 static char *render_links_file(const struct daemon *d, const struct reader *r,
 			       size_t *len)
 {
-	return render_links_table(r, len);
+	return render_links_table(d->owned, r, len);
 }
 
 static char *render_json_file(const struct daemon *d, const struct reader *r,
 			      size_t *len)
 {
-	return render_links_json(r, len);
+	return render_links_json(d->owned, r, len);
 }
 
 static char *render_metrics_file(const struct daemon *d, const struct reader *r,
 				 size_t *len)
 {
-	return render_metrics(d->attached, len);
+	return render_metrics(d->owned, d->attached, len);
 }
 
 static const struct root_file root_files[] = {
@@ -169,7 +169,7 @@ static int root_file_size(const struct daemon *d, size_t rf, bool sees_addrs,
 	char *buf;
 
 	if (rf == RF_CONTROL)
-		buf = owned_list(&len);
+		buf = owned_list(d->owned, &len);
 	else
 		buf = root_files[rf].render(d, &r, &len);
 	if (!buf)
@@ -183,7 +183,7 @@ static int root_file_size(const struct daemon *d, size_t rf, bool sees_addrs,
 static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
-	int n = listed_link_ids(&ids);
+	int n = listed_link_ids(d->owned, &ids);
 
 	free(ids);
 	if (n < 0)
@@ -261,7 +261,7 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 	if (idx > link_file_count)
 		return -ENOENT;
 	v = malloc(sizeof(*v));
-	n = v ? link_view_load(id, v) : -ENOMEM;
+	n = v ? link_view_load(d->owned, id, v) : -ENOMEM;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
@@ -422,7 +422,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (*err)
 		return NULL;
 	if (rf == RF_CONTROL) {
-		of->control = control_open();
+		of->control = control_open(req_owned(req));
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
 	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
@@ -458,7 +458,7 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		*err = -EACCES;
 	if (!*err)
-		*err = link_view_load(INO_ID(ino), v);
+		*err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!*err)
 		*err = ino_reader(req, ino, &r);
 	if (!*err) {
@@ -513,7 +513,7 @@ static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 		     fuse_req_ctx(req)->uid != 0))
 		err = -EACCES;
 	if (!err)
-		err = link_view_load(INO_ID(ino), v);
+		err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!err) {
 		v->reader = &r;
 		if (!link_file_applies(INO_IDX(ino) - 1, v))
@@ -757,7 +757,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
 		err = -EPERM;
 	else
-		err = owned_remove(id);
+		err = owned_remove(req_owned(req), id);
 	fuse_reply_err(req, -err);
 }
 
