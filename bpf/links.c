@@ -8,7 +8,9 @@
 #include "links.h"
 #include "owned.h"
 
-/* ids of the daemon's own links: set at start, read by every listing */
+/* ids of the daemon's own iterator links: set at start (links_hide(), by
+ * the files that load them), read-only afterwards, by every listing; not
+ * the registry's state (owned.h) */
 static __u32 hidden[LINKS_HIDDEN_MAX];
 static unsigned int nhidden;
 
