@@ -37,9 +37,10 @@ struct attached_set {
 	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
 	struct cached *cache; /* by (pid, fd) */
 	size_t ncache;
+	struct owned *reg; /* its links' perf events are not bare */
 };
 
-int attached_open(struct attached_set **out)
+int attached_open(struct attached_set **out, struct owned *reg)
 {
 	struct attached_set *s = calloc(1, sizeof(*s));
 	int err = s ? task_files_open(&s->tf) : -ENOMEM, i, n;
@@ -50,6 +51,7 @@ int attached_open(struct attached_set **out)
 		return err;
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	s->reg = reg;
 	/* the daemon's own iterator links stay out of the tree */
 	n = task_files_own_link_ids(s->tf, own);
 	for (i = 0; i < n; i++)
@@ -132,11 +134,11 @@ static int held_keys(struct task_files *tf, const struct task_file *v, int n,
 }
 
 /* The /proc walk has no keys: the programs of every perf link instead */
-static int link_progs(struct u64_set *out)
+static int link_progs(struct owned *reg, struct u64_set *out)
 {
 	struct link_fields *f = malloc(sizeof(*f));
 	__u32 *ids = NULL;
-	int n = f ? listed_link_ids(&ids) : -ENOMEM, i;
+	int n = f ? listed_link_ids(reg, &ids) : -ENOMEM, i;
 
 	out->v = n >= 0 ? malloc((n ? n : 1) * sizeof(*out->v)) : NULL;
 	if (n >= 0 && !out->v)
@@ -157,13 +159,13 @@ static int link_progs(struct u64_set *out)
  * Keep in @v the bare perf events only, the first holder of each.
  * Return: the count kept, or -ENOMEM.
  */
-static int keep_bare(struct task_files *tf, struct task_file *v, int n,
+static int keep_bare(struct attached_set *s, struct task_file *v, int n,
 		     bool keyed)
 {
 	struct u64_set held = {0}, seen = {0};
 	int i, kept = 0, err;
 
-	err = keyed ? held_keys(tf, v, n, &held) : link_progs(&held);
+	err = keyed ? held_keys(s->tf, v, n, &held) : link_progs(s->reg, &held);
 	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
 	if (!err && !seen.v)
 		err = -ENOMEM;
@@ -190,7 +192,7 @@ static int bare_records(struct attached_set *s, struct task_file **out)
 	int n = task_files_read(s->tf, &v);
 
 	if (n >= 0)
-		n = keep_bare(s->tf, v, n,
+		n = keep_bare(s, v, n,
 			      !strcmp(task_files_source(s->tf), "iterator"));
 	if (n < 0) {
 		free(v);

@@ -10,6 +10,8 @@
 #include "id_list.h"
 #include "parse.h"
 
+struct owned;
+
 /*
  * The longest command (a probe line without the blanks around it) that
  * makes links: every link keeps its command whole as its spec, in the
@@ -21,6 +23,8 @@
 /**
  * single_probe_create() - make the link(s) for one parsed probe line
  * without a wildcard (probe_create() in probe.c sends wildcards elsewhere)
+ * @o: the registry the links are owned in (owned.h), and whose counter
+ *     the built-in program counts them in
  * @p: the parsed probe; its columns index @line
  * @line: the line as written, trimmed (stored as each link's spec), @len
  *        bytes
@@ -37,9 +41,9 @@
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
-int single_probe_create(const struct probe_spec *p, const char *line,
-			size_t len, pid_t pid, struct id_list *made,
-			struct path_memo *memo, struct bl_error *e,
-			char *warning, size_t warning_len);
+int single_probe_create(struct owned *o, const struct probe_spec *p,
+			const char *line, size_t len, pid_t pid,
+			struct id_list *made, struct path_memo *memo,
+			struct bl_error *e, char *warning, size_t warning_len);
 
 #endif

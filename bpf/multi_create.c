@@ -212,15 +212,15 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 }
 
 /* The program: the built-in one as loaded for multi links, or prog=. */
-static int multi_prog(const struct probe_spec *p, bool *close_it,
-		      struct bl_error *e)
+static int multi_prog(struct owned *o, const struct probe_spec *p,
+		      bool *close_it, struct bl_error *e)
 {
 	int fd;
 
 	*close_it = p->opts & OPT_PROG;
 	if (*close_it)
 		return prog_open_pinned(p->prog, p->kind, e);
-	fd = counter_multi_prog_fd(owned_counter(), is_uprobe(p));
+	fd = counter_multi_prog_fd(owned_counter(o), is_uprobe(p));
 	if (fd < 0)
 		snprintf(e->msg, sizeof(e->msg),
 			 "cannot load the built-in program for a multi link: "
@@ -230,7 +230,7 @@ static int multi_prog(const struct probe_spec *p, bool *close_it,
 }
 
 /* Cookies: slot .. slot + n - 1 for the built-in program, else cookie=. */
-static int multi_attach(const struct probe_spec *p,
+static int multi_attach(struct owned *o, const struct probe_spec *p,
 			const struct multi_targets *t, int slot,
 			struct bl_error *e)
 {
@@ -243,7 +243,7 @@ static int multi_attach(const struct probe_spec *p,
 		return -ENOMEM;
 	for (i = 0; i < t->m.n; i++)
 		cookies[i] = slot > 0 ? (__u64)slot + i : p->cookie;
-	prog = multi_prog(p, &close_it, e);
+	prog = multi_prog(o, p, &close_it, e);
 	fd = prog;
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
@@ -271,7 +271,7 @@ static int multi_attach(const struct probe_spec *p,
 	return fd;
 }
 
-static int multi_register(const struct probe_spec *p,
+static int multi_register(struct owned *o, const struct probe_spec *p,
 			  const struct multi_targets *t, int slot,
 			  const char *line, size_t len, int *lfd,
 			  struct bl_error *e, __u32 *id)
@@ -293,7 +293,7 @@ static int multi_register(const struct probe_spec *p,
 			own->ino = st.st_ino;
 		}
 		snprintf(own->spec, sizeof(own->spec), "%.*s", (int)len, line);
-		err = own_link(own, lfd, e);
+		err = own_link(o, own, lfd, e);
 		if (!err)
 			*id = own->id;
 	}
@@ -302,10 +302,10 @@ static int multi_register(const struct probe_spec *p,
 }
 
 /* The kernel has no multi link of that kind: one perf link per match. */
-static int per_match(const struct probe_spec *p, const struct multi_targets *t,
-		     const char *line, size_t len, pid_t pid,
-		     struct id_list *made, struct path_memo *memo,
-		     struct bl_error *e)
+static int per_match(struct owned *o, const struct probe_spec *p,
+		     const struct multi_targets *t, const char *line,
+		     size_t len, pid_t pid, struct id_list *made,
+		     struct path_memo *memo, struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
 	char warning[256];
@@ -322,15 +322,16 @@ static int per_match(const struct probe_spec *p, const struct multi_targets *t,
 			snprintf(one->symbol, sizeof(one->symbol), "%s",
 				 t->m.m[i].name);
 		}
-		err = single_probe_create(one, line, len, pid, made, memo, e,
+		err = single_probe_create(o, one, line, len, pid, made, memo, e,
 					  warning, sizeof(warning));
 	}
 	free(one);
 	return err;
 }
 
-int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
-		       pid_t pid, struct id_list *made, struct path_memo *memo,
+int multi_probe_create(struct owned *o, const struct probe_spec *p,
+		       const char *line, size_t len, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
 		       struct bl_error *e, char *warning, size_t warning_len)
 {
 	struct multi_targets *t = calloc(1, sizeof(*t));
@@ -344,11 +345,11 @@ int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
 			 "per match",
 			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
 			 probe_kind_name(p->kind));
-		err = per_match(p, t, line, len, pid, made, memo, e);
+		err = per_match(o, p, t, line, len, pid, made, memo, e);
 		goto out;
 	}
 	if (!err && !(p->opts & OPT_PROG)) {
-		slot = counter_slot_alloc_range(owned_counter(), t->m.n);
+		slot = counter_slot_alloc_range(owned_counter(o), t->m.n);
 		if (slot < 0) {
 			err = slot;
 			snprintf(e->msg, sizeof(e->msg),
@@ -359,11 +360,11 @@ int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
 	if (!err)
 		err = id_list_reserve(made, 1);
 	if (!err) {
-		lfd = multi_attach(p, t, slot, e);
+		lfd = multi_attach(o, p, t, slot, e);
 		err = lfd < 0 ? lfd : 0;
 	}
 	if (!err)
-		err = multi_register(p, t, slot, line, len, &lfd, e,
+		err = multi_register(o, p, t, slot, line, len, &lfd, e,
 				     &made->ids[made->len]);
 	if (!err)
 		made->len++;
@@ -371,7 +372,7 @@ int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
 		close(lfd);
 	if (err && slot > 0)
 		for (size_t i = 0; i < t->m.n; i++)
-			counter_slot_free(owned_counter(), slot + i);
+			counter_slot_free(owned_counter(o), slot + i);
 out:
 	if (t)
 		uprobe_matches_free(&t->m);

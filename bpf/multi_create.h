@@ -20,8 +20,9 @@
  * Arguments and return as single_probe_create(); -ENOENT with the caret under
  * the pattern when nothing matches.
  */
-int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
-		       pid_t pid, struct id_list *made, struct path_memo *memo,
+int multi_probe_create(struct owned *o, const struct probe_spec *p,
+		       const char *line, size_t len, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
 		       struct bl_error *e, char *warning, size_t warning_len);
 
 #endif

@@ -2,17 +2,18 @@
 #include "multi_create.h"
 #include "probe.h"
 
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *e, char *warning, size_t warning_len)
+int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
+		 size_t len, pid_t pid, struct id_list *made,
+		 struct path_memo *memo, struct bl_error *e, char *warning,
+		 size_t warning_len)
 {
 	if (p->wildcard) {
 		e->err = 0;
 		e->column = 0;
 		e->msg[0] = warning[0] = '\0';
-		return multi_probe_create(p, line, len, pid, made, memo, e,
+		return multi_probe_create(o, p, line, len, pid, made, memo, e,
 					  warning, warning_len);
 	}
-	return single_probe_create(p, line, len, pid, made, memo, e, warning,
+	return single_probe_create(o, p, line, len, pid, made, memo, e, warning,
 				   warning_len);
 }

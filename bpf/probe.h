@@ -12,15 +12,17 @@
 /**
  * probe_create() - make the link(s) for one parsed probe line
  *
- * Arguments, errors and what is left in @made on failure as
+ * @o: the registry the links are owned in, whose counter they count in
+ * Other arguments, errors and what is left in @made on failure as
  * single_probe_create() (create.h); a wildcard line makes one multi link
  * (multi_probe_create()), or one perf-event link per match where the
  * kernel has no multi links, with @warning saying so.
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *e, char *warning, size_t warning_len);
+int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
+		 size_t len, pid_t pid, struct id_list *made,
+		 struct path_memo *memo, struct bl_error *e, char *warning,
+		 size_t warning_len);
 
 #endif

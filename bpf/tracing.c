@@ -22,6 +22,7 @@
 
 #define VERIFIER_LOG_BYTES 4096
 
+/* a pure memo private to this file (the kernel's BTF, loaded once) */
 static struct btf *vmlinux_btf;
 static pthread_once_t vmlinux_once = PTHREAD_ONCE_INIT;
 

@@ -9,15 +9,18 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include <fuse_lowlevel.h>
+
 #include "handoff.h"
 
-struct counter;
+struct owned;
 struct attached_set;
 struct event_hub;
-struct fuse_session;
 
 struct daemon {
-	struct counter *counter; /* the built-in program and its hits map */
+	/* the kernel library's state (bpf/owned.h): owned links, their
+	 * counter, the pin_dir; passed to every bpf/ call that needs it */
+	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
 	/* the events streams (fs/events.c), or NULL */
@@ -30,5 +33,13 @@ struct daemon {
 	struct fuse_session *se; /* for notifications (tree.c) */
 	struct handoff handoff;	 /* one render per open (handoff.h) */
 };
+
+/* The registry of the daemon serving @req (as passthrough_ll's lo_data()) */
+static inline struct owned *req_owned(fuse_req_t req)
+{
+	const struct daemon *d = fuse_req_userdata(req);
+
+	return d->owned;
+}
 
 #endif

@@ -71,6 +71,7 @@ struct event_link {
 
 struct event_hub {
 	pthread_mutex_t lock;
+	struct owned *reg; /* the links streamed, their counter */
 	struct events_reader *reader;
 	struct event_link *links;
 	struct event_link **by_slot;
@@ -237,13 +238,13 @@ static void outbox_send(struct outbox *out)
 }
 
 /* An own multi link: one slot per target, named as `funcs` names it. */
-static int multi_slots(const struct owned_info *own, struct link_slot **out,
-		       bool *multi)
+static int multi_slots(struct owned *reg, const struct owned_info *own,
+		       struct link_slot **out, bool *multi)
 {
 	struct link_view *v = malloc(sizeof(*v));
 	struct reader r = {false};
 	char **names = NULL;
-	int n = v ? link_view_load(own->id, v) : -ENOMEM, i;
+	int n = v ? link_view_load(reg, own->id, v) : -ENOMEM, i;
 
 	if (!n) {
 		v->reader = &r;
@@ -272,14 +273,14 @@ static int multi_slots(const struct owned_info *own, struct link_slot **out,
  * with the link), and set *multi.
  * Return: the number of slots (calloc'd in *out), or -errno.
  */
-static int link_slots(const struct owned_info *own, struct link_slot **out,
-		      bool *multi)
+static int link_slots(struct owned *reg, const struct owned_info *own,
+		      struct link_slot **out, bool *multi)
 {
 	*multi = false;
 	if (own->slot <= 0)
 		return -ENOENT;
 	if (own->nslots)
-		return multi_slots(own, out, multi);
+		return multi_slots(reg, own, out, multi);
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
@@ -368,7 +369,7 @@ static void link_check_alive(struct event_hub *hub, struct event_link *l,
 	struct event_stream *s;
 
 	/* a link keeps its slots: the first one tells a reused id */
-	if (own && owned_get(l->id, own) == 0 &&
+	if (own && owned_get(hub->reg, l->id, own) == 0 &&
 	    (own->slot == (int)l->slots[0].slot || own->slot <= 0)) {
 		free(own);
 		return;
@@ -421,8 +422,9 @@ static const struct events_ops hub_ops = {
 	.batch_end = on_batch_end,
 };
 
-int event_hub_start(struct event_hub **out, struct counter *c)
+int event_hub_start(struct event_hub **out, struct owned *reg)
 {
+	struct counter *c = owned_counter(reg);
 	struct counter_events maps;
 	struct event_hub *hub;
 	int err = counter_events_maps(c, &maps);
@@ -435,6 +437,7 @@ int event_hub_start(struct event_hub **out, struct counter *c)
 	hub->by_slot = calloc(maps.slots, sizeof(*hub->by_slot));
 	hub->slot_index = calloc(maps.slots, sizeof(*hub->slot_index));
 	hub->slots = maps.slots;
+	hub->reg = reg;
 	hub->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_init(&hub->lock, NULL);
 	err = !hub->by_slot || !hub->slot_index ? -ENOMEM
@@ -631,7 +634,7 @@ static int hub_link(struct event_hub *hub, const struct owned_info *own,
 	l->id = own->id;
 	l->retval =
 		own->kind == PROBE_URETPROBE || own->kind == PROBE_KRETPROBE;
-	err = link_slots(own, &l->slots, &l->multi);
+	err = link_slots(hub->reg, own, &l->slots, &l->multi);
 	l->nslots = err > 0 ? err : 0;
 	for (i = 0; err >= 0 && i < l->nslots; i++) {
 		struct link_slot *ls = &l->slots[i];
@@ -665,7 +668,7 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 	struct owned_info *own = malloc(sizeof(*own));
 	struct event_stream *s = calloc(1, sizeof(*s));
 	struct event_link *l = NULL;
-	int err = own && s ? owned_get(id, own) : -ENOMEM;
+	int err = own && s ? owned_get(hub->reg, id, own) : -ENOMEM;
 
 	if (!err && !(s->q = malloc(STREAM_QUEUE_BYTES)))
 		err = -ENOMEM;

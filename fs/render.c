@@ -27,19 +27,21 @@
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
 #define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
 
-static int view_load(__u32 id, struct link_view *v, bool verify)
+static int view_load(struct owned *reg, __u32 id, struct link_view *v,
+		     bool verify)
 {
 	int err;
 
 	/* the daemon's own iterator links stay hidden */
-	if (owned_is_dying(id) || links_hidden(id))
+	if (owned_is_dying(reg, id) || links_hidden(id))
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
 	v->pins = NULL;
 	v->holders = NULL;
-	v->owned = owned_get(id, &v->own) == 0;
+	v->reg = reg;
+	v->owned = owned_get(reg, id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info &&
 	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
 		__u32 prog_id = v->f.prog_id;
@@ -58,14 +60,14 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	return 0;
 }
 
-int link_view_load(__u32 id, struct link_view *v)
+int link_view_load(struct owned *reg, __u32 id, struct link_view *v)
 {
-	return view_load(id, v, true);
+	return view_load(reg, id, v, true);
 }
 
-int link_view_load_listed(__u32 id, struct link_view *v)
+int link_view_load_listed(struct owned *reg, __u32 id, struct link_view *v)
 {
-	return view_load(id, v, false);
+	return view_load(reg, id, v, false);
 }
 
 static int render_type(const struct link_view *v, char *buf, size_t len)
@@ -299,7 +301,7 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 /* only while the link runs this daemon's program (not one adopted) */
 static int render_events(const struct link_view *v, char *buf, size_t len)
 {
-	if (!counter_runs_prog(owned_counter(), v->f.prog_id))
+	if (!counter_runs_prog(owned_counter(v->reg), v->f.prog_id))
 		return -ENODATA;
 	buf[0] = 0;
 	return 0;

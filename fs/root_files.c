@@ -38,19 +38,19 @@ static char *render_features_file(const struct daemon *d,
 static char *render_links_file(const struct daemon *d, const struct reader *r,
 			       size_t *len)
 {
-	return render_links_table(r, len);
+	return render_links_table(d->owned, r, len);
 }
 
 static char *render_json_file(const struct daemon *d, const struct reader *r,
 			      size_t *len)
 {
-	return render_links_json(r, len);
+	return render_links_json(d->owned, r, len);
 }
 
 static char *render_metrics_file(const struct daemon *d, const struct reader *r,
 				 size_t *len)
 {
-	return render_metrics(d->attached, len);
+	return render_metrics(d->owned, d->attached, len);
 }
 
 static const struct root_file root_files[] = {
@@ -88,7 +88,7 @@ int root_file_render(const struct daemon *d, enum root_file_id rf,
 	*len = 0;
 	errno = 0;
 	if (rf == RF_CONTROL)
-		*buf = owned_list(len);
+		*buf = owned_list(d->owned, len);
 	else
 		*buf = root_files[rf].render(d, &r, len);
 	if (!*buf)

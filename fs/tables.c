@@ -228,8 +228,9 @@ typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
  * Every link, read once, handed to @row; links gone meanwhile skip.
  * @lists: read every link's pins (and holders) once for the table
  */
-static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
-			 const char *sep, bool lists)
+static int for_each_link(struct owned *reg, struct sbuf *s,
+			 const struct reader *r, row_fn row, const char *sep,
+			 bool lists)
 {
 	size_t buflen = 2 * PATH_MAX;
 	struct link_view *v = malloc(sizeof(*v));
@@ -245,9 +246,9 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	if (!n && lists)
 		n = holder_index_build(&holders);
 	if (!n)
-		n = listed_link_ids(&ids);
+		n = listed_link_ids(reg, &ids);
 	for (i = 0; i < n; i++) {
-		if (link_view_load_listed(ids[i], v))
+		if (link_view_load_listed(reg, ids[i], v))
 			continue;
 		v->reader = r;
 		v->pins = lists ? &pins : NULL;
@@ -264,7 +265,7 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	return n < 0 ? n : 0;
 }
 
-char *render_links_table(const struct reader *r, size_t *len)
+char *render_links_table(struct owned *reg, const struct reader *r, size_t *len)
 {
 	struct sbuf s = {0};
 	int err;
@@ -272,7 +273,7 @@ char *render_links_table(const struct reader *r, size_t *len)
 	sbuf_printf(
 		&s,
 		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
-	err = for_each_link(&s, r, table_row, "", false);
+	err = for_each_link(reg, &s, r, table_row, "", false);
 	if (err) {
 		free(s.p);
 		errno = -err;
@@ -281,13 +282,13 @@ char *render_links_table(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
-char *render_links_json(const struct reader *r, size_t *len)
+char *render_links_json(struct owned *reg, const struct reader *r, size_t *len)
 {
 	struct sbuf s = {0};
 	int err;
 
 	sbuf_put(&s, "[", 1);
-	err = for_each_link(&s, r, json_object, ",\n", true);
+	err = for_each_link(reg, &s, r, json_object, ",\n", true);
 	sbuf_put(&s, "]\n", 2);
 	if (err) {
 		free(s.p);

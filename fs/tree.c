@@ -114,7 +114,7 @@ static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
 static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
-	int n = listed_link_ids(&ids);
+	int n = listed_link_ids(d->owned, &ids);
 
 	free(ids);
 	if (n < 0)
@@ -216,7 +216,7 @@ static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 	if (idx > link_file_count)
 		return -ENOENT;
 	v = malloc(sizeof(*v));
-	n = v ? link_view_load(id, v) : -ENOMEM;
+	n = v ? link_view_load(d->owned, id, v) : -ENOMEM;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
@@ -390,7 +390,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (*err)
 		return NULL;
 	if (rf == RF_CONTROL) {
-		of->control = control_open();
+		of->control = control_open(req_owned(req));
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
 	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
@@ -435,7 +435,7 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 		of->buf = handoff_take_render(&d->handoff, ino,
 					      fuse_req_ctx(req)->pid, &of->len);
 	if (!*err && !of->buf)
-		*err = link_view_load(INO_ID(ino), v);
+		*err = link_view_load(d->owned, INO_ID(ino), v);
 	if (!*err && !of->buf) {
 		v->reader = &r;
 		n = link_file_render_alloc(idx, v, &of->buf);
@@ -491,7 +491,7 @@ static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 		     fuse_req_ctx(req)->uid != 0))
 		err = -EACCES;
 	if (!err)
-		err = link_view_load(INO_ID(ino), v);
+		err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!err) {
 		v->reader = &r;
 		if (!link_file_applies(INO_IDX(ino) - 1, v))
@@ -741,7 +741,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
 		err = -EPERM;
 	else
-		err = owned_remove(id);
+		err = owned_remove(req_owned(req), id);
 	fuse_reply_err(req, -err);
 }
 
