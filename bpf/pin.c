@@ -117,7 +117,7 @@ struct hits_arg {
 static int hits_make(void *arg)
 {
 	struct hits_arg *h = arg;
-	int err = counter_open(h->counter, h->slots);
+	int err = counter_open_pinned(h->counter, h->slots, -1, pin_root);
 
 	if (err)
 		return err;
@@ -173,7 +173,7 @@ int pin_dir_open(const char *dir, __u32 slots, struct counter **counter)
 	hits = meta_fd < 0 ? meta_fd
 			   : map_open_or_make("hits", hits_make, &harg);
 	if (hits >= 0 && !*counter)
-		err = counter_open_reuse(counter, hits);
+		err = counter_open_pinned(counter, 0, hits, pin_root);
 	else
 		err = hits < 0 ? hits : 0;
 	if (hits >= 0)
@@ -222,7 +222,8 @@ static void event_note(struct pin_events *ev, const struct inotify_event *e)
 		}
 		ev->ids[ev->n++] = id;
 	} else if (e->len &&
-		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta"))) {
+		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta") ||
+		    counter_is_pin_name(e->name))) {
 		ev->maps = true;
 	}
 }
@@ -337,6 +338,8 @@ static int repair(char *msg, size_t mlen)
 	err = repin("meta", meta_fd);
 	if (!err)
 		err = repin("hits", counter_map_fd(pin_counter));
+	if (!err)
+		err = counter_pin_events(pin_counter, pin_root);
 	if (err)
 		snprintf(msg, mlen,
 			 "pin_dir %s was changed by hand and its "
@@ -532,7 +535,8 @@ int pin_adopt(const struct pin_owner *owner)
 		if (strncmp(e->d_name, "link_", 5) == 0) {
 			n += adopt_one(e->d_name, owner) == 0;
 		} else if (e->d_name[0] != '.' && strcmp(e->d_name, "hits") &&
-			   strcmp(e->d_name, "meta")) {
+			   strcmp(e->d_name, "meta") &&
+			   !counter_is_pin_name(e->d_name)) {
 			log_msg(LOG_WARNING,
 				"pin_dir: leaving %s/%s alone: "
 				"not made by bpflinkfs",
