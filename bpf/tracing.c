@@ -22,7 +22,8 @@
 #include "tracing.h"
 #include "counter_tracing.skel.h"
 
-#define VERIFIER_LOG_BYTES 4096
+/* a whole level-1 log of the program (a smaller buffer fails ENOSPC) */
+#define VERIFIER_LOG_BYTES (256 << 10)
 
 static struct btf *vmlinux_btf;
 static pthread_once_t vmlinux_once = PTHREAD_ONCE_INIT;
@@ -271,8 +272,11 @@ static int fentry_link(const struct probe_spec *p,
 
 	if (!log)
 		return -ENOMEM;
-	prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, log,
-			       VERIFIER_LOG_BYTES);
+	/* the log only to say why: a load that succeeds needs none */
+	prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, NULL, 0);
+	if (prog_fd < 0 && prog_fd != -EPERM)
+		prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, log,
+				       VERIFIER_LOG_BYTES);
 	if (prog_fd == -EPERM)
 		set_err(e, p->symbol_col,
 			"this kernel or host refuses to load %s programs "
