@@ -612,6 +612,26 @@ test_tracing_events() {
 		fi
 		ctl_rm "$id"
 	done
+	# a function returning void: RETVAL `-` (nothing the kernel lets a
+	# fexit program read); cat's open of /proc/version installs an fd
+	id=$(ctl "fexit:fd_install")
+	[ -n "$id" ] || { fail "fexit:fd_install: $(cat "$WORK/ctl.err")"; return; }
+	cat "$MNT/$id/events" >"$WORK/tr.out" &
+	cpid=$!
+	sleep 0.5
+	/bin/sh -c 'echo $$ >"$1"; exec cat /proc/version' sh "$WORK/tr.p1" \
+		>/dev/null
+	sleep 0.5
+	kill "$cpid"
+	wait "$cpid" 2>/dev/null
+	p1=$(cat "$WORK/tr.p1")
+	n=$(awk -F'\t' -v p="$p1" '$3 == p && $5 == "cat" && $6 == "-" &&
+		NF == 6' "$WORK/tr.out" | wc -l)
+	[ "$n" -ge 1 ] && ok "fexit:fd_install events: RETVAL - ($n lines of cat $p1)" ||
+		fail "fexit:fd_install events: no line of cat $p1: $(head -3 "$WORK/tr.out")"
+	eq "fexit:fd_install events: no other RETVAL" 0 \
+		"$(awk -F'\t' -v p="$p1" '$3 == p && $6 != "-"' "$WORK/tr.out" | wc -l)"
+	ctl_rm "$id"
 }
 
 # A fentry link made by mklinks (issue 14): type by attach type, name the
