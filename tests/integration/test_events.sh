@@ -332,10 +332,24 @@ if grep -q ' /sys/fs/bpf bpf ' /proc/mounts ||
 	for f in events_ring events_on events_lost events_bss; do
 		assert_true "pin_dir: $f pinned" test -e "$PIN/$f"
 	done
-	bl_stop_daemon
+	# killed while a reader is open: its switch stays on in the pinned
+	# maps until the next daemon switches it off
+	start_reader killed "$UP"
+	kill -KILL "$BL_DAEMON_PID"
+	wait "$BL_DAEMON_PID" 2>/dev/null
+	BL_DAEMON_PID=
+	stop_reader killed
+	assert_eq "killed daemon: the pinned .bss still records" 1 \
+		"$(bpftool map dump pinned "$PIN/events_bss" -j | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = d[0].get("formatted", d[0])["value"]
+print(v[".bss"][0]["events_active"] if isinstance(v, dict) else int.from_bytes(bytes(int(x, 16) for x in v[:4]), "little"))')"
+	umount -l "$MNT" # the dead daemon's mount
 	rmdir "$MNT"
 	bl_mount -o "pin_dir=$PIN"
 	assert_eq "pin_dir: $UP adopted" "$UP" "$(cut -f1 "$MNT/control")"
+	assert_eq "restart: no slot records before a reader" 0 "$(events_active)"
 	assert_true "adopted link: events listed" grep -qx events <(ls "$MNT/$UP")
 	start_reader adopted "$UP"
 	fixture 100
