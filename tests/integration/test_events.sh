@@ -371,6 +371,25 @@ print(v[".bss"][0]["events_active"] if isinstance(v, dict) else int.from_bytes(b
 	assert_true "adopted link, other ring: events is ENOENT" \
 		bash -c "! cat '$MNT/$UP/events' 2>&1 | grep -qv 'No such file'"
 	assert_true "pin_dir: events maps pinned again" test -e "$PIN/events_ring"
+	# a map of another layout under one of those names: new maps, not
+	# pinned, with a log line; counting goes on
+	bl_stop_daemon
+	rmdir "$MNT"
+	rm "$PIN/events_on"
+	bpftool map create "$PIN/events_on" type array key 4 value 8 \
+		entries 1 name bl_test_other || die "bpftool map create"
+	bl_mount -o "pin_dir=$PIN"
+	assert_match "pin_dir: unusable events maps logged" \
+		"cannot use its events maps" "$(cat "$WORK/daemon.log")"
+	assert_true "adopted link, unusable maps: no events" \
+		bash -c "! ls '$MNT/$UP' | grep -qx events"
+	H0=$(cat "$MNT/$UP/hits")
+	fixture 10
+	assert_eq "adopted link, unusable maps: still counts" $((H0 + 10)) \
+		"$(cat "$MNT/$UP/hits")"
+	NEW=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "new"
+	assert_true "new link, unusable pins: events listed" \
+		grep -qx events <(ls "$MNT/$NEW")
 	bl_stop_daemon
 	rmdir "$MNT"
 	rm -rf "$PIN"
