@@ -195,7 +195,7 @@ static int link_tracing(struct owned *o, const struct probe_spec *p,
 		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
 		return slot;
 	}
-	lfd = tracing_link_create(p, counter_map_fd(c), slot, e);
+	lfd = tracing_link_create(p, c, slot, e);
 	err = lfd < 0 ? lfd
 		      : link_register(o, p, NULL, &pp, 0, slot, spec, &lfd, e,
 				      &made->ids[made->len]);

@@ -107,16 +107,17 @@ static int meta_make(void *arg)
 	return fd < 0 ? -errno : fd;
 }
 
-/* hits_make()'s argument: where the counter goes, and its size */
+/* hits_make()'s argument: where the counter goes, its size, the pin_dir */
 struct hits_arg {
 	struct counter **counter;
 	__u32 slots;
+	const char *root;
 };
 
 static int hits_make(void *arg)
 {
 	struct hits_arg *h = arg;
-	int err = counter_open(h->counter, h->slots);
+	int err = counter_open_pinned(h->counter, h->slots, -1, h->root);
 
 	if (err)
 		return err;
@@ -156,14 +157,14 @@ static void dir_adopt_fd(struct pin_dir *pd, int fd)
 /* DIR's maps: meta, and hits with the counter loaded on it. */
 static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter)
 {
-	struct hits_arg harg = {counter, slots};
+	struct hits_arg harg = {counter, slots, pd->root};
 	int hits, err;
 
 	pd->meta_fd = map_open_or_make(pd, "meta", meta_make, NULL);
 	hits = pd->meta_fd < 0 ? pd->meta_fd
 			       : map_open_or_make(pd, "hits", hits_make, &harg);
 	if (hits >= 0 && !*counter)
-		err = counter_open_reuse(counter, hits);
+		err = counter_open_pinned(counter, 0, hits, pd->root);
 	else
 		err = hits < 0 ? hits : 0;
 	if (hits >= 0)
@@ -258,7 +259,8 @@ static void event_note(struct pin_events *ev, const struct inotify_event *e)
 		}
 		ev->ids[ev->n++] = id;
 	} else if (e->len &&
-		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta"))) {
+		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta") ||
+		    counter_is_pin_name(e->name))) {
 		ev->maps = true;
 	}
 }
@@ -373,6 +375,8 @@ static int repair(struct pin_dir *pd, char *msg, size_t mlen)
 	err = repin(pd, "meta", pd->meta_fd);
 	if (!err)
 		err = repin(pd, "hits", counter_map_fd(pd->counter));
+	if (!err)
+		err = counter_pin_events(pd->counter, pd->root);
 	if (err)
 		snprintf(msg, mlen,
 			 "pin_dir %s was changed by hand and its "
@@ -570,7 +574,8 @@ int pin_adopt(struct pin_dir *pd, const struct pin_owner *owner)
 		if (strncmp(e->d_name, "link_", 5) == 0) {
 			n += adopt_one(pd, e->d_name, owner) == 0;
 		} else if (e->d_name[0] != '.' && strcmp(e->d_name, "hits") &&
-			   strcmp(e->d_name, "meta")) {
+			   strcmp(e->d_name, "meta") &&
+			   !counter_is_pin_name(e->d_name)) {
 			log_msg(LOG_WARNING,
 				"pin_dir: leaving %s/%s alone: "
 				"not made by bpflinkfs",

@@ -562,6 +562,78 @@ test_kretprobe_events() {
 	ctl_rm "$id"
 }
 
+# events of fentry/fexit (DESIGN.md 3.6; their per-link program instance
+# records into the counter's ring): a shell whose pid the test knows
+# execs /bin/true (execve returns 0, with the new comm) and then a missing
+# file (execve returns -ENOENT, comm still sh). fexit's RETVAL is
+# __x64_sys_execve's long return value; fentry lines have no RETVAL.
+test_tracing_events() {
+	local sys spec id cpid p1 p2 n want
+	if [ "$(feature fentry)" != 1 ]; then
+		skip "fentry/fexit events: this kernel refuses or lacks fentry"
+		return
+	fi
+	case $(uname -m) in
+	x86_64) sys=__x64_sys_execve ;;
+	aarch64) sys=__arm64_sys_execve ;;
+	*) skip "fexit events: no syscall name for $(uname -m)"; return ;;
+	esac
+	for spec in "fentry:$sys" "fexit:$sys"; do
+		id=$(ctl "$spec")
+		[ -n "$id" ] || { fail "$spec for events: $(cat "$WORK/ctl.err")"; continue; }
+		[ -e "$MNT/$id/events" ] && ok "$spec: events listed" ||
+			fail "$spec: no events file"
+		cat "$MNT/$id/events" >"$WORK/tr.out" &
+		cpid=$!
+		sleep 0.5
+		/bin/sh -c 'echo $$ >"$1"; exec /bin/true' sh "$WORK/tr.p1"
+		/bin/sh -c 'echo $$ >"$1"; exec /bpflinkfs/no/such/file' sh \
+			"$WORK/tr.p2" 2>/dev/null
+		sleep 0.5
+		kill "$cpid"
+		wait "$cpid" 2>/dev/null
+		p1=$(cat "$WORK/tr.p1")
+		p2=$(cat "$WORK/tr.p2")
+		if [ "${spec%%:*}" = fexit ]; then
+			n=$(awk -F'\t' -v p="$p1" '$3 == p && $4 == p && $5 == "true" &&
+				$6 == "0x0" && NF == 6' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve of true by $p1, RETVAL 0x0" 1 "$n"
+			want=0xfffffffffffffffe # -ENOENT as a long
+			n=$(awk -F'\t' -v p="$p2" -v r="$want" '$3 == p && $5 == "sh" &&
+				$6 == r && NF == 6' "$WORK/tr.out" | wc -l)
+			eq "$spec events: failed execve by $p2, RETVAL -ENOENT" 1 "$n"
+		else
+			n=$(awk -F'\t' -v p="$p1" '$3 == p && $4 == p && $5 == "sh" &&
+				NF == 5' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve by $p1 (comm sh, before exec)" 1 "$n"
+			n=$(awk -F'\t' -v p="$p2" '$3 == p && $5 == "sh" &&
+				NF == 5' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve by $p2 (comm sh)" 1 "$n"
+		fi
+		ctl_rm "$id"
+	done
+	# a function returning void: RETVAL `-` (nothing the kernel lets a
+	# fexit program read); cat's open of /proc/version installs an fd
+	id=$(ctl "fexit:fd_install")
+	[ -n "$id" ] || { fail "fexit:fd_install: $(cat "$WORK/ctl.err")"; return; }
+	cat "$MNT/$id/events" >"$WORK/tr.out" &
+	cpid=$!
+	sleep 0.5
+	/bin/sh -c 'echo $$ >"$1"; exec cat /proc/version' sh "$WORK/tr.p1" \
+		>/dev/null
+	sleep 0.5
+	kill "$cpid"
+	wait "$cpid" 2>/dev/null
+	p1=$(cat "$WORK/tr.p1")
+	n=$(awk -F'\t' -v p="$p1" '$3 == p && $5 == "cat" && $6 == "-" &&
+		NF == 6' "$WORK/tr.out" | wc -l)
+	[ "$n" -ge 1 ] && ok "fexit:fd_install events: RETVAL - ($n lines of cat $p1)" ||
+		fail "fexit:fd_install events: no line of cat $p1: $(head -3 "$WORK/tr.out")"
+	eq "fexit:fd_install events: no other RETVAL" 0 \
+		"$(awk -F'\t' -v p="$p1" '$3 == p && $6 != "-"' "$WORK/tr.out" | wc -l)"
+	ctl_rm "$id"
+}
+
 # A fentry link made by mklinks (issue 14): type by attach type, name the
 # function mklinks was told (the kernel gives its BTF id), attach_type,
 # COUNT 1, its holder. The host of the other lanes refuses fentry loads.
@@ -615,6 +687,7 @@ main() {
 		test_multi
 		test_kinds
 		test_tracing
+		test_tracing_events
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached
