@@ -13,6 +13,8 @@
 
 #include "attach.h"
 #include "log.h"
+#include "multi_create.h"
+#include "multi_info.h"
 #include "owned.h"
 #include "counter.h"
 #include "create.h"
@@ -208,19 +210,32 @@ static int link_tracing(const struct probe_spec *p, const char *spec,
 }
 
 /*
- * usdt: one uprobe link per location of the probe, each with the
- * semaphore's ref_ctr_offset and the line as its spec; if one fails, those
+ * usdt: one uprobe_multi link for every location of the probe (or of
+ * every probe the pattern matches), with their semaphores as
+ * ref_ctr_offsets, where the kernel has uprobe_multi links; otherwise one
+ * perf uprobe link per location, all with the line as their spec, and
+ * @warning says so when there are several. If one of those fails, those
  * made stay in @made for the caller to remove (the line is all-or-nothing).
  */
 static int usdt_create(const struct probe_spec *p, const char *spec, pid_t pid,
 		       struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e)
+		       struct bl_error *e, char *warning, size_t warning_len)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
 	struct usdt_location *locs = NULL;
 	size_t n = 0, i;
 	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
 
+	if (!err && multi_link_creatable(true)) {
+		err = usdt_multi_create(p, ut->path, locs, n, spec,
+					strlen(spec), made, e);
+		n = 0;
+	} else if (!err && n > 1) {
+		snprintf(warning, warning_len,
+			 "this kernel has no uprobe_multi links: %zu uprobe "
+			 "links made, one per USDT location",
+			 n);
+	}
 	for (i = 0; !err && i < n; i++) {
 		ut->offset = locs[i].offset;
 		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
@@ -260,7 +275,8 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {
 		snprintf(spec, len + 32, "%.*s", (int)len, line);
 		err = p->kind == PROBE_USDT
-			      ? usdt_create(p, spec, pid, made, memo, e)
+			      ? usdt_create(p, spec, pid, made, memo, e,
+					    warning, warning_len)
 			      : link_tracing(p, spec, made, e);
 		free(spec);
 		e->err = err;

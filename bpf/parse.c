@@ -77,13 +77,14 @@ const char *probe_kind_name(enum probe_kind kind)
 }
 
 /*
- * A wildcard SYMBOL or FUNC (`*`, `?`, `[...]`, as bpftrace): mark it, check
- * that every `[` closes, and refuse a +OFFSET after it (@plus: its column,
- * or 0 when there is none).
+ * A wildcard SYMBOL, FUNC or USDT name (`*`, `?`, `[...]`, as bpftrace):
+ * mark it, check that every `[` of @g (at column @col) closes, and refuse
+ * a +OFFSET after it (@plus: its column, or 0 when there is none).
  */
-static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
+static int check_glob_at(struct lexer *lx, struct probe_spec *p, const char *g,
+			 size_t col, size_t plus)
 {
-	const char *g = p->symbol, *q;
+	const char *q;
 
 	if (!strpbrk(g, "*?["))
 		return 0;
@@ -95,7 +96,7 @@ static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
 		c += *c == ']'; /* a ']' first is literal */
 		c = strchr(c, ']');
 		if (!c)
-			return lex_fail(lx, -EINVAL, p->symbol_col + (q - g),
+			return lex_fail(lx, -EINVAL, col + (q - g),
 					"unclosed '[' in pattern '%s'", g);
 		q = c;
 	}
@@ -103,6 +104,22 @@ static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
 		return lex_fail(lx, -EINVAL, plus,
 				"a pattern takes no +OFFSET: '%s'", g);
 	return 0;
+}
+
+static int check_glob(struct lexer *lx, struct probe_spec *p, size_t plus)
+{
+	return check_glob_at(lx, p, p->symbol, p->symbol_col, plus);
+}
+
+/* Pattern bytes outside a pattern: "bad NAME" under the first one. */
+static int check_no_glob_bytes(struct lexer *lx, const struct probe_spec *p,
+			       const char *g, size_t col, const char *what)
+{
+	if (p->wildcard || !strpbrk(g, "]!^-"))
+		return 0;
+	return lex_fail(lx, -EINVAL, col + strcspn(g, "]!^-"),
+			"bad %s " TOK_FMT, what,
+			TOK_ARGS(lx, col, lex_tok_end(lx, col)));
 }
 
 /* An optional MODULE: before the token's end @e, into p->path; then
@@ -134,11 +151,9 @@ static int parse_kprobe(struct lexer *lx, struct probe_spec *p)
 		       "function name");
 	if (!err)
 		err = check_glob(lx, p, lx->pos == e ? 0 : lx->pos);
-	if (!err && !p->wildcard && strpbrk(p->symbol, "]!^-"))
-		return lex_fail(lx, -EINVAL,
-				p->symbol_col + strcspn(p->symbol, "]!^-"),
-				"bad function name " TOK_FMT,
-				TOK_ARGS(lx, p->symbol_col, e));
+	if (!err)
+		err = check_no_glob_bytes(lx, p, p->symbol, p->symbol_col,
+					  "function name");
 	if (err || lx->pos == e)
 		return err;
 	if (p->kind == PROBE_KRETPROBE)
@@ -201,6 +216,7 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 /*
  * fentry:[MODULE:]FUNC, fexit:[MODULE:]FUNC, rawtracepoint:[MODULE:]NAME:
  * no offset; the columns place the caret of a function the kernel refuses.
+ * fentry/fexit FUNC may be a pattern (one link per match).
  */
 static int parse_kfunc(struct lexer *lx, struct probe_spec *p)
 {
@@ -211,18 +227,30 @@ static int parse_kfunc(struct lexer *lx, struct probe_spec *p)
 	err = parse_module(lx, p, e);
 	if (err)
 		return err;
-	return lex_name(lx, is_ksym_char, "", p->symbol, sizeof(p->symbol),
-			p->kind == PROBE_RAWTP ? "tracepoint name"
-					       : "function name");
+	if (p->kind == PROBE_RAWTP)
+		return lex_name(lx, is_ksym_char, "", p->symbol,
+				sizeof(p->symbol), "tracepoint name");
+	err = lex_name(lx, is_kglob_char, "", p->symbol, sizeof(p->symbol),
+		       "function name");
+	if (!err)
+		err = check_glob(lx, p, 0);
+	if (!err)
+		err = check_no_glob_bytes(lx, p, p->symbol, p->symbol_col,
+					  "function name");
+	return err;
 }
 
-/* USDT providers and names are C identifiers (sys/sdt.h pastes them). */
+/*
+ * USDT providers and names are C identifiers (sys/sdt.h pastes them), or
+ * patterns of them.
+ */
 static bool is_usdt_char(unsigned char c)
 {
-	return is_alnum(c) || c == '_';
+	return is_alnum(c) || c == '_' || c == '*' || c == '?' || c == '[' ||
+	       c == ']' || c == '!' || c == '^' || c == '-';
 }
 
-/* usdt:PATH:[PROVIDER:]NAME */
+/* usdt:PATH:[PROVIDER:]NAME, either part may be a pattern */
 static int parse_usdt(struct lexer *lx, struct probe_spec *p)
 {
 	size_t e;
@@ -243,8 +271,19 @@ static int parse_usdt(struct lexer *lx, struct probe_spec *p)
 			return err;
 		p->symbol_col = ++lx->pos;
 	}
-	return lex_name(lx, is_usdt_char, "", p->symbol, sizeof(p->symbol),
-			"USDT probe name");
+	err = lex_name(lx, is_usdt_char, "", p->symbol, sizeof(p->symbol),
+		       "USDT probe name");
+	if (!err)
+		err = check_glob_at(lx, p, p->provider, p->provider_col, 0);
+	if (!err)
+		err = check_glob(lx, p, 0);
+	if (!err)
+		err = check_no_glob_bytes(lx, p, p->provider, p->provider_col,
+					  "USDT provider");
+	if (!err)
+		err = check_no_glob_bytes(lx, p, p->symbol, p->symbol_col,
+					  "USDT probe name");
+	return err;
 }
 
 /* tracepoint:CATEGORY:NAME */
