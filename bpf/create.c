@@ -257,6 +257,23 @@ static bool probe_is_tracing(const struct probe_spec *p)
 	       p->kind == PROBE_RAWTP;
 }
 
+/* probe_cpus() failed with @n: the error, under cpu= when it is offline */
+static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
+		      int n, struct bl_error *e)
+{
+	const char *opt = memmem(line, len, "cpu=", 4);
+
+	if (n != -ENXIO) {
+		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
+		return n;
+	}
+	snprintf(e->msg, sizeof(e->msg),
+		 "cpu %d is not online (see /sys/devices/system/cpu/online)",
+		 p->cpu);
+	e->column = opt ? (size_t)(opt - line) : 0;
+	return -EINVAL;
+}
+
 int single_probe_create(const struct probe_spec *p, const char *line,
 			size_t len, pid_t pid, struct id_list *made,
 			struct path_memo *memo, struct bl_error *e,
@@ -278,9 +295,7 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 			      ? usdt_create(p, spec, pid, made, memo, e,
 					    warning, warning_len)
 			      : link_tracing(p, spec, made, e);
-		free(spec);
-		e->err = err;
-		return err;
+		goto out;
 	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
@@ -289,20 +304,9 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 			snprintf(warning, warning_len, "%s", ut->warning);
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
-	if (n == -ENXIO) {
-		const char *opt = memmem(line, len, "cpu=", 4);
-
-		err = -EINVAL;
-		snprintf(
-			e->msg, sizeof(e->msg),
-			"cpu %d is not online (see /sys/devices/system/cpu/online)",
-			p->cpu);
-		e->column = opt ? (size_t)(opt - line) : 0;
-	} else if (n < 0) {
-		err = n;
-		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
-	}
-	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
+	if (n < 0)
+		err = cpus_error(p, line, len, n, e);
+	per_cpu = n > 0 && cpus[0] >= 0 && !(p->opts & OPT_CPU);
 	for (i = 0; !err && i < n; i++) {
 		size_t before = made->len;
 
@@ -318,6 +322,7 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 		if (!err)
 			made->len = before + 1;
 	}
+out:
 	free(spec);
 	free(ut);
 	e->err = err;

@@ -582,7 +582,15 @@ test_usdt() {
 	n=$(echo "$ids" | grep -c '^[0-9]')
 	"$fx" 4
 	got=$(for id in $ids; do locs_of "$id"; done | sort)
-	eq "usdt kt:twice: locations = readelf -n" "$USDT_TWICE" "$got"
+	id=$(echo "$ids" | head -n1)
+	if [ -e "$MNT/${id:-0}/funcs" ] || [ -e "$MNT/${id:-0}/ref_ctr_offset" ]; then
+		eq "usdt kt:twice: locations and semaphores = readelf -n" \
+			"$USDT_TWICE" "$got"
+	else # 6.1: the kernel reports no ref_ctr_offset of a perf link
+		eq "usdt kt:twice: locations = readelf -n" \
+			"$(echo "$USDT_TWICE" | cut -d' ' -f1)" \
+			"$(echo "$got" | cut -d' ' -f1)"
+	fi
 	if [ "$(feature uprobe_multi)" = 1 ]; then
 		eq "usdt kt:twice: one link" 1 "$n"
 		id=$(echo "$ids" | head -n1)
