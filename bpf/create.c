@@ -13,6 +13,8 @@
 
 #include "attach.h"
 #include "log.h"
+#include "multi_create.h"
+#include "multi_info.h"
 #include "owned.h"
 #include "counter.h"
 #include "create.h"
@@ -210,19 +212,33 @@ static int link_tracing(struct owned *o, const struct probe_spec *p,
 }
 
 /*
- * usdt: one uprobe link per location of the probe, each with the
- * semaphore's ref_ctr_offset and the line as its spec; if one fails, those
+ * usdt: one uprobe_multi link for every location of the probe (or of
+ * every probe the pattern matches), with their semaphores as
+ * ref_ctr_offsets, where the kernel has uprobe_multi links; otherwise one
+ * perf uprobe link per location, all with the line as their spec, and
+ * @warning says so when there are several. If one of those fails, those
  * made stay in @made for the caller to remove (the line is all-or-nothing).
  */
 static int usdt_create(struct owned *o, const struct probe_spec *p,
 		       const char *spec, pid_t pid, struct id_list *made,
-		       struct path_memo *memo, struct bl_error *e)
+		       struct path_memo *memo, struct bl_error *e,
+		       char *warning, size_t warning_len)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
 	struct usdt_location *locs = NULL;
 	size_t n = 0, i;
 	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
 
+	if (!err && multi_link_creatable(true)) {
+		err = usdt_multi_create(o, p, ut->path, locs, n, spec,
+					strlen(spec), made, e);
+		n = 0;
+	} else if (!err && n > 1) {
+		snprintf(warning, warning_len,
+			 "this kernel has no uprobe_multi links: %zu uprobe "
+			 "links made, one per USDT location",
+			 n);
+	}
 	for (i = 0; !err && i < n; i++) {
 		ut->offset = locs[i].offset;
 		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
@@ -252,6 +268,21 @@ static size_t option_column(const char *line, size_t len, const char *key)
 	return opt ? (size_t)(opt - line) : 0;
 }
 
+/* probe_cpus() failed with @n: the error, under cpu= when it is offline */
+static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
+		      int n, struct bl_error *e)
+{
+	if (n != -ENXIO) {
+		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
+		return n;
+	}
+	snprintf(e->msg, sizeof(e->msg),
+		 "cpu %d is not online (see /sys/devices/system/cpu/online)",
+		 p->cpu);
+	e->column = option_column(line, len, "cpu=");
+	return -EINVAL;
+}
+
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
 			struct id_list *made, struct path_memo *memo,
@@ -270,11 +301,10 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {
 		snprintf(spec, len + 32, "%.*s", (int)len, line);
 		err = p->kind == PROBE_USDT
-			      ? usdt_create(o, p, spec, pid, made, memo, e)
+			      ? usdt_create(o, p, spec, pid, made, memo, e,
+					    warning, warning_len)
 			      : link_tracing(o, p, spec, made, e);
-		free(spec);
-		e->err = err;
-		return err;
+		goto out;
 	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
@@ -283,17 +313,8 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 			snprintf(warning, warning_len, "%s", ut->warning);
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
-	if (n == -ENXIO) {
-		err = -EINVAL;
-		snprintf(
-			e->msg, sizeof(e->msg),
-			"cpu %d is not online (see /sys/devices/system/cpu/online)",
-			p->cpu);
-		e->column = option_column(line, len, "cpu=");
-	} else if (n < 0) {
-		err = n;
-		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
-	}
+	if (n < 0)
+		err = cpus_error(p, line, len, n, e);
 	per_cpu = n > 0 && cpus[0] >= 0 && !(p->opts & OPT_CPU);
 	for (i = 0; !err && i < n; i++) {
 		size_t before = made->len;
@@ -313,6 +334,7 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 	/* perf_event_open(2): no such process */
 	if (err == -ESRCH && !e->column)
 		e->column = option_column(line, len, "pid=");
+out:
 	free(spec);
 	free(ut);
 	e->err = err;

@@ -5,6 +5,8 @@
  * tracefs available_filter_functions), give each its own counter slot as
  * its cookie, attach one uprobe_multi or kprobe_multi link, register it.
  * On a kernel without that link type: one perf-event link per match.
+ * A USDT probe's locations (usdt_multi_create()) take the same way, with
+ * their semaphores as ref_ctr_offsets.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,6 +33,7 @@
 struct multi_targets {
 	char path[PATH_MAX];	 /* uprobe: the daemon's path to the file */
 	struct uprobe_matches m; /* uprobe: offsets; kprobe: names */
+	__u64 *ref_ctr_offsets;	 /* usdt: semaphores, one per target */
 };
 
 static int by_name(const void *x, const void *y)
@@ -149,7 +152,8 @@ static int targets_find(const struct probe_spec *p, pid_t pid,
 
 static bool is_uprobe(const struct probe_spec *p)
 {
-	return p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE;
+	return p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE ||
+	       p->kind == PROBE_USDT;
 }
 
 static bool is_return(const struct probe_spec *p)
@@ -176,6 +180,7 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)t->path;
 	attr.offsets = (__u64)(unsigned long)offsets;
+	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
 	attr.cookies = (__u64)(unsigned long)cookies;
 	attr.cnt = t->m.n;
 	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
@@ -329,26 +334,17 @@ static int per_match(struct owned *o, const struct probe_spec *p,
 	return err;
 }
 
-int multi_probe_create(struct owned *o, const struct probe_spec *p,
-		       const char *line, size_t len, pid_t pid,
-		       struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e, char *warning, size_t warning_len)
+/*
+ * One multi link for the targets @t: counter slots, the link, its
+ * registration; nothing is left behind on failure.
+ */
+static int multi_make(struct owned *o, const struct probe_spec *p,
+		      const struct multi_targets *t, const char *line,
+		      size_t len, struct id_list *made, struct bl_error *e)
 {
-	struct multi_targets *t = calloc(1, sizeof(*t));
-	int err = t ? 0 : -ENOMEM, slot = -1, lfd = -1;
+	int err = 0, slot = -1, lfd = -1;
 
-	if (!err)
-		err = targets_find(p, pid, memo, t, e);
-	if (!err && !multi_link_creatable(is_uprobe(p))) {
-		snprintf(warning, warning_len,
-			 "this kernel has no %s links: %zu %s links made, one "
-			 "per match",
-			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
-			 probe_kind_name(p->kind));
-		err = per_match(o, p, t, line, len, pid, made, memo, e);
-		goto out;
-	}
-	if (!err && !(p->opts & OPT_PROG)) {
+	if (!(p->opts & OPT_PROG)) {
 		slot = counter_slot_alloc_range(owned_counter(o), t->m.n);
 		if (slot < 0) {
 			err = slot;
@@ -373,9 +369,63 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 	if (err && slot > 0)
 		for (size_t i = 0; i < t->m.n; i++)
 			counter_slot_free(owned_counter(o), slot + i);
-out:
+	return err;
+}
+
+int multi_probe_create(struct owned *o, const struct probe_spec *p,
+		       const char *line, size_t len, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
+		       struct bl_error *e, char *warning, size_t warning_len)
+{
+	struct multi_targets *t = calloc(1, sizeof(*t));
+	int err = t ? 0 : -ENOMEM;
+
+	if (!err)
+		err = targets_find(p, pid, memo, t, e);
+	if (!err && !multi_link_creatable(is_uprobe(p))) {
+		snprintf(warning, warning_len,
+			 "this kernel has no %s links: %zu %s links made, one "
+			 "per match",
+			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
+			 probe_kind_name(p->kind));
+		err = per_match(o, p, t, line, len, pid, made, memo, e);
+	} else if (!err) {
+		err = multi_make(o, p, t, line, len, made, e);
+	}
 	if (t)
 		uprobe_matches_free(&t->m);
+	free(t);
+	e->err = err;
+	return err;
+}
+
+int usdt_multi_create(struct owned *o, const struct probe_spec *p,
+		      const char *path, const struct usdt_location *locs,
+		      size_t n, const char *line, size_t len,
+		      struct id_list *made, struct bl_error *e)
+{
+	struct multi_targets *t = calloc(1, sizeof(*t));
+	int err = t ? 0 : -ENOMEM;
+	size_t i;
+
+	if (!err) {
+		t->m.m = calloc(n, sizeof(*t->m.m));
+		t->ref_ctr_offsets = calloc(n, sizeof(*t->ref_ctr_offsets));
+		err = t->m.m && t->ref_ctr_offsets ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		for (i = 0; i < n; i++) {
+			t->m.m[i].offset = locs[i].offset;
+			t->ref_ctr_offsets[i] = locs[i].ref_ctr_offset;
+		}
+		t->m.n = n;
+		err = multi_make(o, p, t, line, len, made, e);
+	}
+	if (t) {
+		uprobe_matches_free(&t->m);
+		free(t->ref_ctr_offsets);
+	}
 	free(t);
 	e->err = err;
 	return err;

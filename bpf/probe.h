@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One parsed PROBE line to its link(s): the entry of link creation. A
- * wildcard line goes to multi_create.c, any other to create.c; both call
- * down only (multi_create.c falls back to create.c one match at a time).
+ * wildcard uprobe/kprobe line goes to multi_create.c, a fentry/fexit
+ * pattern to tracing_glob.c, any other (usdt, patterns included) to
+ * create.c; all call down only (multi_create.c and tracing_glob.c fall
+ * back to create.c one match at a time; create.c makes a usdt line's one
+ * multi link through multi_create.c's usdt_multi_create()).
  */
 #ifndef BPFLINKFS_PROBE_H
 #define BPFLINKFS_PROBE_H
@@ -16,7 +19,8 @@
  * Other arguments, errors and what is left in @made on failure as
  * single_probe_create() (create.h); a wildcard line makes one multi link
  * (multi_probe_create()), or one perf-event link per match where the
- * kernel has no multi links, with @warning saying so.
+ * kernel has no multi links, with @warning saying so; a fentry/fexit
+ * pattern one tracing link per match (tracing_glob_create()).
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */

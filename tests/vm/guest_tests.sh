@@ -510,7 +510,7 @@ test_multi() {
 # fentry/fexit/rawtracepoint (issue 15): count execs the test drives where
 # the kernel has them (features), else a clear error and no link.
 test_kinds() {
-	local spec id want sys hits i
+	local spec id want sys hits i ids
 	case $(uname -m) in
 	x86_64) sys=__x64_sys_execve ;;
 	aarch64) sys=__arm64_sys_execve ;;
@@ -538,6 +538,89 @@ test_kinds() {
 			fail "$spec removal"
 	done
 	expect_ctl_error "fentry:bpflinkfs_no_such_function" "fentry not in BTF"
+	expect_ctl_error "fentry:bpflinkfs_no_such_fun*" "fentry pattern matching nothing"
+	if [ "$(feature fentry)" = 1 ]; then
+		ids=$(ctl_ids "fentry:bpf_fentry_test[12]")
+		eq "fentry pattern: a link per BTF match" \
+			"bpf_fentry_test1 bpf_fentry_test2" \
+			"$(for id in $ids; do rd "$MNT/$id/name"; done | sort | paste -sd' ')"
+		printf -- '-*\n' >"$MNT/control"
+	fi
+}
+
+# ctl_ids SPEC: the ids one line made (a line may make several links)
+ctl_ids() {
+	(
+		exec 3<>"$MNT/control" || exit 1
+		printf '%s\n' "$1" >&3 || exit 1
+		while read -r -t 2 id <&3; do echo "$id"; done
+	) 2>"$WORK/ctl.err"
+}
+
+# locs_of ID: "OFFSET REF_CTR_OFFSET" a usdt link shows, 0x hex, sorted
+locs_of() {
+	if [ -e "$MNT/$1/funcs" ]; then
+		tail -n +2 "$MNT/$1/funcs" | cut -f1,3
+	else
+		printf '%s\t%s\n' "$(rd "$MNT/$1/offset")" \
+			"$([ -e "$MNT/$1/ref_ctr_offset" ] &&
+				rd "$MNT/$1/ref_ctr_offset" || echo 0)"
+	fi | while IFS=$'\t' read -r o r; do printf '0x%x 0x%x\n' "$o" "$r"; done
+}
+
+# test_usdt (issue 15): a USDT probe of two locations makes one
+# uprobe_multi link where the kernel has them (6.12), else one uprobe link
+# per location and a warning (6.1); locations and the semaphore as the
+# host's readelf gives them (guest.env), hits as the fixture fires.
+test_usdt() {
+	local fx=$BL/bpflinkfs_usdt_fixture ids n id got sum h
+	if [ ! -x "$fx" ] || [ -z "${USDT_TWICE:-}" ]; then
+		skip "usdt: no fixture (the host lacks <sys/sdt.h>)"
+		return
+	fi
+	ids=$(ctl_ids "U:$fx:kt:twice")
+	n=$(echo "$ids" | grep -c '^[0-9]')
+	"$fx" 4
+	got=$(for id in $ids; do locs_of "$id"; done | sort)
+	id=$(echo "$ids" | head -n1)
+	if [ -e "$MNT/${id:-0}/funcs" ] || [ -e "$MNT/${id:-0}/ref_ctr_offset" ]; then
+		eq "usdt kt:twice: locations and semaphores = readelf -n" \
+			"$USDT_TWICE" "$got"
+	else # 6.1: the kernel reports no ref_ctr_offset of a perf link
+		eq "usdt kt:twice: locations = readelf -n" \
+			"$(echo "$USDT_TWICE" | cut -d' ' -f1)" \
+			"$(echo "$got" | cut -d' ' -f1)"
+	fi
+	if [ "$(feature uprobe_multi)" = 1 ]; then
+		eq "usdt kt:twice: one link" 1 "$n"
+		id=$(echo "$ids" | head -n1)
+		eq "usdt kt:twice: type" uprobe_multi "$(rd "$MNT/$id/type")"
+		num_eq "usdt kt:twice: hits" 8 "$(rd "$MNT/$id/hits")"
+		eq "usdt kt:twice: hits per location" "4 4" \
+			"$(tail -n +2 "$MNT/$id/funcs" | cut -f5 | paste -sd' ')"
+	else
+		eq "usdt without uprobe_multi: a link per location" 2 "$n"
+		sum=0
+		for id in $ids; do
+			eq "usdt fallback: type" uprobe "$(rd "$MNT/$id/type")"
+			h=$(rd "$MNT/$id/hits")
+			sum=$((sum + ${h//[^0-9]/}))
+		done
+		num_eq "usdt fallback: hits" 8 "$sum"
+		grep -q "warning: .*no uprobe_multi links.*USDT location" \
+			"$MNT/error_log" && ok "usdt fallback: warning in error_log" ||
+			fail "usdt fallback: no warning: $(tail -n3 "$MNT/error_log")"
+	fi
+	id=$(ctl "U:$fx:guarded")
+	"$fx" 3
+	got=$(locs_of "${id:-0}")
+	if [ -e "$MNT/${id:-0}/funcs" ] || [ -e "$MNT/${id:-0}/ref_ctr_offset" ]; then
+		eq "usdt kt:guarded: location and semaphore" "$USDT_GUARD" "$got"
+	else
+		eq "usdt kt:guarded: location" "${USDT_GUARD% *}" "${got% *}"
+	fi
+	num_eq "usdt kt:guarded: hits (semaphore raised)" 3 "$(rd "$MNT/${id:-0}/hits")"
+	printf -- '-*\n' >"$MNT/control"
 }
 
 # events of a kretprobe (DESIGN.md 3.6): `sleep` processes started after the
@@ -686,6 +769,7 @@ main() {
 		test_control
 		test_multi
 		test_kinds
+		test_usdt
 		test_tracing
 		test_tracing_events
 		if [ "$(feature kprobe)" = 1 ]; then
