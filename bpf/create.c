@@ -13,7 +13,6 @@
 
 #include "attach.h"
 #include "log.h"
-#include "multi_create.h"
 #include "multi_info.h"
 #include "owned.h"
 #include "counter.h"
@@ -129,10 +128,9 @@ static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
 	return err;
 }
 
-/* One link on one CPU (-1: all); its id goes into *id. */
-static int link_one(struct owned *o, const struct probe_spec *p,
-		    const struct uprobe_target *ut, int cpu, const char *spec,
-		    struct bl_error *e, __u32 *id)
+int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
+			 const struct uprobe_target *ut, int cpu,
+			 const char *spec, struct bl_error *e, __u32 *id)
 {
 	char kfunc[2 * PROBE_NAME_MAX];
 	struct perf_probe pp;
@@ -211,49 +209,6 @@ static int link_tracing(struct owned *o, const struct probe_spec *p,
 	return err;
 }
 
-/*
- * usdt: one uprobe_multi link for every location of the probe (or of
- * every probe the pattern matches), with their semaphores as
- * ref_ctr_offsets, where the kernel has uprobe_multi links; otherwise one
- * perf uprobe link per location, all with the line as their spec, and
- * @warning says so when there are several. If one of those fails, those
- * made stay in @made for the caller to remove (the line is all-or-nothing).
- */
-static int usdt_create(struct owned *o, const struct probe_spec *p,
-		       const char *spec, pid_t pid, struct id_list *made,
-		       struct path_memo *memo, struct bl_error *e,
-		       char *warning, size_t warning_len)
-{
-	struct uprobe_target *ut = calloc(1, sizeof(*ut));
-	struct usdt_location *locs = NULL;
-	size_t n = 0, i;
-	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
-
-	if (!err && multi_link_creatable(true)) {
-		err = usdt_multi_create(o, p, ut->path, locs, n, spec,
-					strlen(spec), made, e);
-		n = 0;
-	} else if (!err && n > 1) {
-		snprintf(warning, warning_len,
-			 "this kernel has no uprobe_multi links: %zu uprobe "
-			 "links made, one per USDT location",
-			 n);
-	}
-	for (i = 0; !err && i < n; i++) {
-		ut->offset = locs[i].offset;
-		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
-		err = id_list_reserve(made, 1);
-		if (!err)
-			err = link_one(o, p, ut, -1, spec, e,
-				       &made->ids[made->len]);
-		if (!err)
-			made->len++;
-	}
-	free(locs);
-	free(ut);
-	return err;
-}
-
 static bool probe_is_tracing(const struct probe_spec *p)
 {
 	return p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
@@ -298,12 +253,9 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 	e->msg[0] = warning[0] = '\0';
 	if (!spec)
 		return -ENOMEM;
-	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {
+	if (probe_is_tracing(p)) {
 		snprintf(spec, len + 32, "%.*s", (int)len, line);
-		err = p->kind == PROBE_USDT
-			      ? usdt_create(o, p, spec, pid, made, memo, e,
-					    warning, warning_len)
-			      : link_tracing(o, p, spec, made, e);
+		err = link_tracing(o, p, spec, made, e);
 		goto out;
 	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
@@ -326,8 +278,8 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 			snprintf(spec, len + 32, "%.*s", (int)len, line);
 		err = id_list_reserve(made, 1);
 		if (!err)
-			err = link_one(o, p, ut, cpus[i], spec, e,
-				       &made->ids[made->len]);
+			err = perf_probe_link_make(o, p, ut, cpus[i], spec, e,
+						   &made->ids[made->len]);
 		if (!err)
 			made->len = before + 1;
 	}

@@ -50,4 +50,19 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 			struct id_list *made, struct path_memo *memo,
 			struct bl_error *e, char *warning, size_t warning_len);
 
+struct uprobe_target;
+
+/**
+ * perf_probe_link_make() - one perf-event link of @p on @cpu (-1: every
+ * CPU), with the built-in counter (a counter slot as its cookie) or
+ * @p's prog=, registered in @o with @spec as its spec
+ * @ut: the resolved uprobe target (uprobe kinds), else NULL
+ * @id: out, the new link's id
+ * Return: 0, or -errno with @e set (DESIGN.md 3.5); nothing is left made
+ * on failure.
+ */
+int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
+			 const struct uprobe_target *ut, int cpu,
+			 const char *spec, struct bl_error *e, __u32 *id);
+
 #endif

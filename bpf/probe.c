@@ -2,6 +2,7 @@
 #include "multi_create.h"
 #include "probe.h"
 #include "tracing_glob.h"
+#include "usdt_create.h"
 
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 size_t len, pid_t pid, struct id_list *made,
@@ -11,8 +12,11 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 	if (p->wildcard && (p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT))
 		return tracing_glob_create(o, p, line, len, pid, made, memo, e,
 					   warning, warning_len);
-	/* a USDT pattern is resolved with the probe's notes (create.c) */
-	if (p->wildcard && p->kind != PROBE_USDT) {
+	/* a USDT pattern is resolved with the probe's notes */
+	if (p->kind == PROBE_USDT)
+		return usdt_probe_create(o, p, line, len, pid, made, memo, e,
+					 warning, warning_len);
+	if (p->wildcard) {
 		e->err = 0;
 		e->column = 0;
 		e->msg[0] = warning[0] = '\0';
