@@ -67,13 +67,21 @@ int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
 	return err;
 }
 
-int resolve_uprobe(const struct probe_spec *p, pid_t pid,
-		   struct path_memo *memo, struct uprobe_target *ut,
-		   struct bl_error *e)
+/* What is found in the probed file once it is known (its canonical path) */
+typedef int (*in_file_fn)(const struct probe_spec *p, const char *canon,
+			  void *arg, struct uprobe_err *te);
+
+/*
+ * Resolve @p's PATH in the writer's view (@pid), then @find in that file;
+ * an error's caret under PATH unless the resolver says otherwise, or
+ * under @symbol_col for what @find does not find.
+ */
+static int resolve_in_file(const struct probe_spec *p, pid_t pid,
+			   struct path_memo *memo, size_t symbol_col,
+			   in_file_fn find, void *arg, struct bl_error *e)
 {
-	/* the caret under PATH unless the resolver says otherwise */
 	struct uprobe_err te = {.path_col = p->path_col,
-				.symbol_col = p->symbol_col,
+				.symbol_col = symbol_col,
 				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
 	int err;
@@ -82,12 +90,7 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		return -ENOMEM;
 	err = resolve_uprobe_file(p, pid, memo, canon, &te);
 	if (!err)
-		err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
-				     p->offset, p->by_offset,
-				     p->kind == PROBE_URETPROBE, ut, &te);
-	if (!err)
-		err = uprobe_insn_check(canon, ut->offset,
-					p->kind == PROBE_URETPROBE, &te);
+		err = find(p, canon, arg, &te);
 	free(canon);
 	if (err) {
 		*e = te.e;
@@ -96,27 +99,51 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 	return err;
 }
 
+/* SYMBOL[+OFFSET] or 0xOFFSET, on an instruction boundary */
+static int uprobe_in_file(const struct probe_spec *p, const char *canon,
+			  void *arg, struct uprobe_err *te)
+{
+	struct uprobe_target *ut = arg;
+	int err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
+				 p->offset, p->by_offset,
+				 p->kind == PROBE_URETPROBE, ut, te);
+
+	return err ? err
+		   : uprobe_insn_check(canon, ut->offset,
+				       p->kind == PROBE_URETPROBE, te);
+}
+
+int resolve_uprobe(const struct probe_spec *p, pid_t pid,
+		   struct path_memo *memo, struct uprobe_target *ut,
+		   struct bl_error *e)
+{
+	return resolve_in_file(p, pid, memo, p->symbol_col, uprobe_in_file, ut,
+			       e);
+}
+
+struct usdt_arg {
+	struct uprobe_target *ut;
+	struct usdt_location **locs;
+	size_t *n;
+};
+
+/* [PROVIDER:]NAME (or a pattern) in the file's USDT notes */
+static int usdt_in_file(const struct probe_spec *p, const char *canon,
+			void *arg, struct uprobe_err *te)
+{
+	struct usdt_arg *a = arg;
+
+	return uprobe_usdt_resolve(canon, p->provider, p->symbol, a->locs, a->n,
+				   a->ut, te);
+}
+
 int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
 		 struct uprobe_target *ut, struct usdt_location **locs,
 		 size_t *n, struct bl_error *e)
 {
-	/* an unknown probe: the caret under [PROVIDER:]NAME */
-	struct uprobe_err te = {.path_col = p->path_col,
-				.symbol_col = p->provider_col,
-				.e.column = p->path_col};
-	char *canon = malloc(PATH_MAX);
-	int err;
+	struct usdt_arg a = {ut, locs, n};
 
-	if (!canon)
-		return -ENOMEM;
-	err = resolve_uprobe_file(p, pid, memo, canon, &te);
-	if (!err)
-		err = uprobe_usdt_resolve(canon, p->provider, p->symbol, locs,
-					  n, ut, &te);
-	free(canon);
-	if (err) {
-		*e = te.e;
-		e->err = err;
-	}
-	return err;
+	/* an unknown probe: the caret under [PROVIDER:]NAME */
+	return resolve_in_file(p, pid, memo, p->provider_col, usdt_in_file, &a,
+			       e);
 }

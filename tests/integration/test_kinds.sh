@@ -211,28 +211,8 @@ gcc -O1 -o "$S/fix" "$S/main.c" "$S/two.c" || die "gcc usdt fixture"
 FIX=$S/fix
 # expected: readelf -n locations and semaphores, as file offsets through
 # readelf -lW's PT_LOAD segments (prelink base adjustment included)
-readelf -nW "$FIX" >"$S/notes" && readelf -SW "$FIX" >"$S/sects" &&
-	readelf -lW "$FIX" >"$S/phdrs" || die readelf
-python3 - "$S/notes" "$S/sects" "$S/phdrs" >"$S/expect" <<'EOF'
-import re, sys
-notes, sects, phdrs = (open(f).read() for f in sys.argv[1:])
-m = re.search(r'\]\s+\.stapsdt\.base\s+\S+\s+([0-9a-f]+)', sects)
-base = int(m.group(1), 16) if m else 0
-loads = [tuple(int(x, 16) for x in m.groups()) for m in re.finditer(
-    r'LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+\s+(0x[0-9a-f]+)', phdrs)]
-def off(v):
-    for o, va, sz in loads:
-        if va <= v < va + sz:
-            return v - va + o
-    sys.exit("address %#x in no PT_LOAD" % v)
-for m in re.finditer(r'Provider: (\S+)\s+Name: (\S+)\s+Location: (0x[0-9a-f]+), '
-                     r'Base: (0x[0-9a-f]+), Semaphore: (0x[0-9a-f]+)', notes):
-    prov, name, loc, nbase, sema = m.groups()
-    pc = int(loc, 16) + (base - int(nbase, 16) if base else 0)
-    s = int(sema, 16)
-    print(prov, name, hex(off(pc)), hex(off(s)) if s else "0x0",
-          hex(s))
-EOF
+python3 "$HERE/../tools/usdt_notes.py" "$FIX" >"$S/expect" ||
+	die "readelf of the usdt fixture"
 [ -s "$S/expect" ] || die "no USDT notes in the fixture"
 want_twice=$(awk '$1 == "kt" && $2 == "twice" {print $3}' "$S/expect" | sort)
 want_guard=$(awk '$1 == "kt" && $2 == "guarded" {print $3}' "$S/expect")

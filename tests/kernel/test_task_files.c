@@ -21,13 +21,8 @@
 #include <sys/wait.h>
 
 #include "check.h"
+#include "child.h"
 #include "task_files.h"
-
-struct child {
-	pid_t pid;
-	int in;
-	FILE *out;
-};
 
 /* A known file of a helper: what it printed */
 struct known {
@@ -36,39 +31,8 @@ struct known {
 	__u32 prog_id; /* mklinks: the link's program */
 };
 
-static int spawn(struct child *c, char *const argv[])
-{
-	int in[2], out[2];
-
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
-		return -errno;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (!c->pid) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	return c->out ? 0 : -errno;
-}
-
-static void stop(struct child *c)
-{
-	close(c->in);
-	fclose(c->out);
-	waitpid(c->pid, NULL, 0);
-}
-
 /* Lines until "ready": mklinks (ID ... PROG_ID) or setbpf (FD PROG_ID) */
-static int read_lines(struct child *c, struct known *k, int max, int mklinks)
+static int read_lines(struct test_child *c, struct known *k, int max, int mklinks)
 {
 	char line[4096];
 	int n = 0;
@@ -376,7 +340,7 @@ int main(void)
 	const char *mklinks = getenv("MKLINKS"), *setbpf = getenv("SETBPF");
 	const char *target = getenv("TARGET");
 	struct known lk[8], bk[8];
-	struct child ml, sb;
+	struct test_child ml, sb;
 	struct task_files *tf, *walk;
 	char uprobe[4200];
 	int nl, nb;
@@ -394,7 +358,7 @@ int main(void)
 	char *sbargv[] = {(char *)setbpf,
 			  "tracepoint:syscalls:sys_enter_getppid",
 			  "software:cpu-clock", uprobe, NULL};
-	if (spawn(&ml, mlargv) || spawn(&sb, sbargv))
+	if (child_start(&ml, mlargv) || child_start(&sb, sbargv))
 		bail_out("cannot start the helpers");
 	nl = read_lines(&ml, lk, 8, 1);
 	nb = read_lines(&sb, bk, 8, 0);
@@ -411,7 +375,7 @@ int main(void)
 	task_files_close(tf); /* its iter link would be in the walk */
 	check_all(walk, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(walk);
-	stop(&ml);
-	stop(&sb);
+	child_stop(&ml);
+	child_stop(&sb);
 	return done_testing();
 }

@@ -22,14 +22,10 @@
 #include <sys/wait.h>
 
 #include "check.h"
+#include "child.h"
 #include "linkinfo.h"
 #include "taskfd.h"
 
-struct mkl {
-	pid_t pid;
-	int in;	   /* mklinks' stdin: closing it detaches the links */
-	FILE *out; /* its stdout */
-};
 
 struct mkl_link {
 	unsigned int id, prog_id;
@@ -68,32 +64,8 @@ out:
 	return off;
 }
 
-static int mkl_start(struct mkl *m, char *const argv[])
-{
-	int in[2], out[2];
-
-	if (pipe(in) || pipe(out))
-		return -errno;
-	m->pid = fork();
-	if (m->pid < 0)
-		return -errno;
-	if (!m->pid) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[1]);
-		close(out[0]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	m->in = in[1];
-	m->out = fdopen(out[0], "r");
-	return m->out ? 0 : -errno;
-}
-
 /* Read @n link lines and "ready". Return: 0, or -EIO. */
-static int mkl_read(struct mkl *m, struct mkl_link *l, int n)
+static int mkl_read(struct test_child *m, struct mkl_link *l, int n)
 {
 	char line[PATH_MAX + 128], off[32];
 	int i;
@@ -111,12 +83,6 @@ static int mkl_read(struct mkl *m, struct mkl_link *l, int n)
 	return 0;
 }
 
-static void mkl_stop(struct mkl *m)
-{
-	close(m->in);
-	fclose(m->out);
-	waitpid(m->pid, NULL, 0);
-}
 
 /* With perf link info, the kernel's own answer must match too. */
 static void check_vs_link_info(const struct mkl_link *l,
@@ -174,25 +140,25 @@ static int run(const char *mklinks, const char *target, long entry)
 			  "tracepoint:sched:sched_process_exec:0", NULL};
 	struct mkl_link *l = calloc(4, sizeof(*l));
 	static struct link_fields f;
-	struct mkl m;
+	struct test_child m;
 	int i, err;
 
 	snprintf(up, sizeof(up), "uprobe:%s:0x%lx:1", target, entry);
 	snprintf(urp, sizeof(urp), "uretprobe:%s:0x%lx:2", target, entry);
-	if (!CHECK(l && !mkl_start(&m, kept) && !mkl_read(&m, l, 4),
+	if (!CHECK(l && !child_start(&m, kept) && !mkl_read(&m, l, 4),
 		   "mklinks --keep-perf-fd made 4 links"))
 		return 1;
 	for (i = 0; i < 4; i++)
 		check_kept(&l[i]);
 	err = link_info_from_task_fd(l[0].id, l[0].prog_id + 100000, &f);
 	CHECK(err == -ENOENT, "wrong prog id: -ENOENT (got %d)", err);
-	mkl_stop(&m);
-	if (!CHECK(!mkl_start(&m, closed) && !mkl_read(&m, l, 1),
+	child_stop(&m);
+	if (!CHECK(!child_start(&m, closed) && !mkl_read(&m, l, 1),
 		   "mklinks made a link"))
 		return 1;
 	err = link_info_from_task_fd(l[0].id, l[0].prog_id, &f);
 	CHECK(err == -ENOENT, "perf fd closed: -ENOENT (got %d)", err);
-	mkl_stop(&m);
+	child_stop(&m);
 	err = link_info_from_task_fd(0xfffffff0u, 1, &f);
 	CHECK(err == -ENOENT, "no such link: -ENOENT (got %d)", err);
 	free(l);
