@@ -250,7 +250,8 @@ static void multi_decode(const struct abi_link_info *info,
 						 : VIEW_UPROBE_MULTI;
 }
 
-/* The attach type of the link types whose info part reports one. */
+/* The attach type of the link types whose info part reports one, and what
+ * else a non-probe link's part reports (as bpftool prints them). */
 static void attach_type_decode(const struct abi_link_info *info,
 			       struct link_fields *f)
 {
@@ -260,19 +261,33 @@ static void attach_type_decode(const struct abi_link_info *info,
 		break;
 	case LINK_TYPE_CGROUP:
 		f->attach_type = info->cgroup.attach_type;
+		f->cgroup_id = info->cgroup.cgroup_id;
+		f->known |= LINK_KNOWN_CGROUP_ID;
 		break;
 	case LINK_TYPE_NETNS:
 		f->attach_type = info->netns.attach_type;
+		f->netns_ino = info->netns.netns_ino;
+		f->known |= LINK_KNOWN_NETNS_INO;
 		break;
 	case LINK_TYPE_TCX:
+	case LINK_TYPE_NETKIT: /* the same layout: ifindex, attach_type */
 		f->attach_type = info->tcx.attach_type;
-		break;
-	case LINK_TYPE_NETKIT:
-		f->attach_type = info->netkit.attach_type;
+		f->ifindex = info->tcx.ifindex;
+		f->known |= LINK_KNOWN_IFINDEX;
 		break;
 	case LINK_TYPE_SOCKMAP:
 		f->attach_type = info->sockmap.attach_type;
+		f->map_id = info->sockmap.map_id;
+		f->known |= LINK_KNOWN_MAP_ID;
 		break;
+	case LINK_TYPE_XDP:
+		f->ifindex = info->xdp.ifindex;
+		f->known |= LINK_KNOWN_IFINDEX;
+		return;
+	case LINK_TYPE_STRUCT_OPS:
+		f->map_id = info->struct_ops.map_id;
+		f->known |= LINK_KNOWN_MAP_ID;
+		return;
 	default:
 		return;
 	}

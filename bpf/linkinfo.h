@@ -171,6 +171,12 @@ struct abi_link_info {
 			__u32 map_id;
 			__u32 attach_type;
 		} sockmap;
+		struct {
+			__u32 ifindex;
+		} xdp;
+		struct {
+			__u32 map_id;
+		} struct_ops;
 		/* room for the kernel's larger union members; must stay zero */
 		__u8 union_room[112];
 	};
@@ -216,6 +222,10 @@ int link_features_detect(void);
 /* Which optional facts link_fields holds (bits of link_fields.known) */
 #define LINK_KNOWN_ATTACH_TYPE (1u << 0)
 #define LINK_KNOWN_COOKIE (1u << 1)
+#define LINK_KNOWN_CGROUP_ID (1u << 2) /* cgroup */
+#define LINK_KNOWN_NETNS_INO (1u << 3) /* netns */
+#define LINK_KNOWN_IFINDEX (1u << 4)   /* xdp, tcx, netkit */
+#define LINK_KNOWN_MAP_ID (1u << 5)    /* sockmap, struct_ops */
 
 /* A link's fields, decoded from struct bpf_link_info */
 struct link_fields {
@@ -238,6 +248,9 @@ struct link_fields {
 	__u64 ref_ctr_offset; /* uprobe */
 	__u64 config;	      /* event: perf_event_attr.config */
 	__u32 event_type;     /* event: perf_event_attr.type */
+	/* what the info part of a non-probe link reports (LINK_KNOWN_*) */
+	__u64 cgroup_id;
+	__u32 netns_ino, ifindex, map_id;
 	/* uprobe and uprobe_multi path, kprobe func, tracepoint name, raw
 	 * tracepoint, tracing target (MODULE:FUNC outside vmlinux) */
 	char name[PATH_MAX];

@@ -178,6 +178,35 @@ static int render_attach_type(const struct link_view *v, char *buf, size_t len)
 	return fmt_line(buf, len, name);
 }
 
+/* A number a non-probe link's info part reports (@bit of LINK_KNOWN_*) */
+static int render_known(const struct link_view *v, __u32 bit, __u64 value,
+			char *buf, size_t len)
+{
+	if (!(v->f.known & bit))
+		return -ENODATA;
+	return fmt_u64(buf, len, value, '\n');
+}
+
+static int render_cgroup_id(const struct link_view *v, char *buf, size_t len)
+{
+	return render_known(v, LINK_KNOWN_CGROUP_ID, v->f.cgroup_id, buf, len);
+}
+
+static int render_netns_ino(const struct link_view *v, char *buf, size_t len)
+{
+	return render_known(v, LINK_KNOWN_NETNS_INO, v->f.netns_ino, buf, len);
+}
+
+static int render_ifindex(const struct link_view *v, char *buf, size_t len)
+{
+	return render_known(v, LINK_KNOWN_IFINDEX, v->f.ifindex, buf, len);
+}
+
+static int render_map_id(const struct link_view *v, char *buf, size_t len)
+{
+	return render_known(v, LINK_KNOWN_MAP_ID, v->f.map_id, buf, len);
+}
+
 static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 {
 	return fmt_u64(buf, len, v->f.prog_id, '\n');
@@ -325,6 +354,11 @@ const struct link_file link_files[] = {
 	{"symbol", K_UPROBE, LF_MAYBE, JSON_NONE, render_symbol},
 	{"attach_type", K_TRACING | K_OTHER, LF_MAYBE, JSON_STRING,
 	 render_attach_type},
+	/* what a non-probe link's info part reports, named as bpftool -j */
+	{"cgroup_id", K_OTHER, LF_MAYBE, JSON_NUMBER, render_cgroup_id},
+	{"netns_ino", K_OTHER, LF_MAYBE, JSON_NUMBER, render_netns_ino},
+	{"ifindex", K_OTHER, LF_MAYBE, JSON_NUMBER, render_ifindex},
+	{"map_id", K_OTHER, LF_MAYBE, JSON_NUMBER, render_map_id},
 	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
 	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
 	{"count", K_MULTI, 0, JSON_NUMBER, render_count},

@@ -149,11 +149,18 @@ assert_eq "$RAW/name (bpftool tp_name)" "$(bt "$RAW" tp_name)" \
 check_common "$RAW"
 
 # netns flow dissector: a link that probes nothing
-check_files "$NETNS" EXACT type attach_type prog_id prog_name pids pinned
+check_files "$NETNS" EXACT type attach_type netns_ino prog_id prog_name \
+	pids pinned
 assert_eq "$NETNS/type (bpftool)" "$(bt "$NETNS" type)" \
 	"$(t cat "$MNT/$NETNS/type")"
 assert_eq "$NETNS/attach_type (bpftool)" "$(bt "$NETNS" attach_type)" \
 	"$(t cat "$MNT/$NETNS/attach_type")"
+# the network namespace mklinks made for it: its inode in /proc
+assert_eq "$NETNS/netns_ino (/proc/PID/ns/net of mklinks)" \
+	"$(stat -L -c %i "/proc/${MKL_PID[every]}/ns/net")" \
+	"$(t cat "$MNT/$NETNS/netns_ino")"
+assert_eq "$NETNS/netns_ino (bpftool)" "$(bt "$NETNS" netns_ino)" \
+	"$(t cat "$MNT/$NETNS/netns_ino")"
 check_common "$NETNS"
 
 # uprobe_multi: the files this scheme gives (helper files may add more)

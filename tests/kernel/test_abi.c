@@ -189,6 +189,8 @@ static const struct {
 	MEMBER(netkit.attach_type),
 	MEMBER(sockmap.map_id),
 	MEMBER(sockmap.attach_type),
+	MEMBER(xdp.ifindex),
+	MEMBER(struct_ops.map_id),
 };
 
 static const struct {
