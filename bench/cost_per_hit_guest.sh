@@ -15,7 +15,9 @@
 # (control: fentry:FUNC / tracepoint:...), bpftrace `@ = count()` when
 # /opt/bl/bpftrace exists. Prints "BLCOST ROUND ROW HOW NS" lines for the
 # host, "BLCOST-FUNC FUNC" and, last, "BPFLINKFS-RESULT pass=N fail=M
-# skip=K" for tests/vm/run.sh: a fail is a probe that did not fire.
+# skip=K" for tests/vm/run.sh: a fail is a probe that did not fire (the
+# counter's hits, bpftrace's @, the empty program's run_cnt, counted with
+# kernel.bpf_stats_enabled on for a short loop after the timed one).
 
 set -u
 BL=/opt/bl
@@ -72,6 +74,21 @@ bt_probe_of() {
 	esac
 }
 
+# fired PID: whether the program PID holds runs on the fixture's calls:
+# with kernel.bpf_stats_enabled on for a short loop after the timed one,
+# run_cnt in the fdinfo of its program fd must grow by the loop's calls
+fired() {
+	local f n=1000 before after
+	f=$(grep -l '^run_cnt:' /proc/"$1"/fdinfo/* 2>/dev/null | head -n1)
+	[ -n "$f" ] || return 1
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	before=$(sed -n 's/^run_cnt:[[:space:]]*//p' "$f")
+	taskset -c 0 "$BL/hit_fixture" getpid "$n" >/dev/null
+	after=$(sed -n 's/^run_cnt:[[:space:]]*//p' "$f")
+	echo 0 >/proc/sys/kernel/bpf_stats_enabled
+	[ $((after - before)) -ge "$n" ]
+}
+
 # measure ROW HOW: ns per call, or nothing (and a fail) when the probe
 # did not fire or could not be made
 measure() {
@@ -92,6 +109,11 @@ measure() {
 			return
 		fi
 		ns=$(run_fixture)
+		if ! fired "$HPID"; then
+			kill "$HPID"; wait "$HPID" 2>/dev/null; HPID=
+			echo "FAIL - empty $row: the program did not run" >&2
+			return
+		fi
 		kill "$HPID"; wait "$HPID" 2>/dev/null; HPID=
 		echo "$ns" ;;
 	counter)
@@ -146,7 +168,8 @@ main() {
 			FUNC=$f
 			break
 		fi
-		echo "# fentry:$f: $(tail -n1 "$MNT/error_log")"
+		# error_log: the message, the command, the caret
+		echo "# fentry:$f: $(tail -n3 "$MNT/error_log" | head -n1)"
 	done
 	rows="tracepoint"
 	if [ -n "$FUNC" ]; then
