@@ -13,8 +13,8 @@
 #   tracepoint  syscalls:sys_enter_getpid, for scale against the host's row
 # each under none, empty (empty.bpf.c loaded by empty_attach), counter
 # (control: fentry:FUNC / tracepoint:...), bpftrace `@ = count()` when
-# /opt/bl/bpftrace exists. Prints "BLCOST ROUND ROW HOW NS" lines for the
-# host, "BLCOST-FUNC FUNC" and, last, "BPFLINKFS-RESULT pass=N fail=M
+# /opt/bl/bpftrace exists. Prints "BLCOST ROUND ROW HOW MEAN FASTEST"
+# lines (ns per call: see run_fixture) for the host, "BLCOST-FUNC FUNC" and, last, "BPFLINKFS-RESULT pass=N fail=M
 # skip=K" for tests/vm/run.sh: a fail is a probe that did not fire (the
 # counter's hits, bpftrace's @, the empty program's run_cnt, counted with
 # kernel.bpf_stats_enabled on for a short loop after the timed one).
@@ -58,7 +58,13 @@ ctl() {
 	) 2>/dev/null
 }
 
-run_fixture() { taskset -c 0 "$BL/hit_fixture" getpid "$CALLS" | cut -d' ' -f1; }
+# run_fixture [N]: "MEAN FASTEST", ns per call over the loop and over its
+# fastest of CHUNKS parts (the guest's clock runs on while the host has
+# its vCPU descheduled; a part without such a gap shows the cost alone)
+run_fixture() {
+	taskset -c 0 "$BL/hit_fixture" getpid "$CALLS" "${CHUNKS:-100}" |
+		cut -d' ' -f1,3
+}
 
 # probe ROW: the spec of the row's probe, for control and for bpftrace
 spec_of() {
