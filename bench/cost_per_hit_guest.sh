@@ -161,6 +161,7 @@ measure() {
 main() {
 	local f id hows row r k how ns
 	echo "# kernel $(uname -r), $(nproc) CPUs, $CALLS calls a run, $ROUNDS rounds"
+	echo "# clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	if ! start_daemon; then
 		FAILS=1
 		say_result

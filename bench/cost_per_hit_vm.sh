@@ -106,14 +106,17 @@ for line in open(console, errors="replace"):
         func[label] = f[1]
     elif text.startswith("# kernel "):
         kernel[label] = f[2].rstrip(",")
+    elif text.startswith("# clocksource "):
+        kernel[label] += ", clocksource " + f[2]
     elif text.startswith(("FAIL - ", "skip - ", "# no bpftrace", "# fentry:")):
         notes[label].append(text)
 print("bpflinkfs cost per hit in the qemu lanes (TCG, software emulation: the "
       "figures are only indicative)")
 print("ns per call of getpid in the guest, %d calls a run, %d paired rounds, "
       "2 vCPUs, fixture on CPU 0" % (calls, rounds))
-print("each run's figure: its fastest 1/100 part (the guest's clock runs on while "
-      "the host deschedules\nits vCPU); the whole loop's mean per round below\n")
+print("each run's figure: its fastest 1/100 part, CLOCK_MONOTONIC (the guest's clocks "
+      "run on while the host\ndeschedules its vCPU); the whole loop's mean of thread "
+      "CPU time per round below\n")
 hows_all = ("none", "empty", "counter", "bpftrace")
 for label in sorted({k[0] for k in ns}):
     print("%s: kernel %s, fentry on %s" % (label, kernel.get(label, "?"),
