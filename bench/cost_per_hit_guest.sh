@@ -95,6 +95,20 @@ fired() {
 	[ $((after - before)) -ge "$n" ]
 }
 
+# stop_bpftrace: SIGINT (it prints its maps), SIGKILL after 60 s: a 6.1
+# guest once made no progress for 10 minutes at a bpftrace run
+stop_bpftrace() {
+	local i
+	kill -INT "$HPID" 2>/dev/null
+	for i in $(seq 120); do
+		kill -0 "$HPID" 2>/dev/null || break
+		sleep 0.5
+	done
+	kill -KILL "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+	HPID=
+}
+
 # measure ROW HOW: ns per call, or nothing (and a fail) when the probe
 # did not fire or could not be made
 measure() {
@@ -145,9 +159,15 @@ measure() {
 			kill -0 "$HPID" 2>/dev/null || break
 			sleep 0.1
 		done
+		if ! grep -qs Attaching "$WORK/bt.out"; then
+			stop_bpftrace
+			echo "FAIL - bpftrace $row: did not attach:" \
+				"$(tail -n3 "$WORK/bt.out")" >&2
+			return
+		fi
 		sleep 5 # it prints before it attaches; slower under emulation
 		ns=$(run_fixture)
-		kill -INT "$HPID"; wait "$HPID" 2>/dev/null; HPID=
+		stop_bpftrace
 		hits=$(sed -n 's/^@: //p' "$WORK/bt.out")
 		if [ "${hits:-0}" -lt "$CALLS" ]; then
 			echo "FAIL - bpftrace $row: @ ${hits:-none} < $CALLS calls:" \
