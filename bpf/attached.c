@@ -8,6 +8,7 @@
  * config come from the iterator, which reads perf_event_attr.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,9 +38,10 @@ struct attached_set {
 	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
 	struct cached *cache; /* by (pid, fd) */
 	size_t ncache;
+	struct owned *reg; /* its links' perf events are not bare */
 };
 
-int attached_open(struct attached_set **out)
+int attached_open(struct attached_set **out, struct owned *reg)
 {
 	struct attached_set *s = calloc(1, sizeof(*s));
 	int err = s ? task_files_open(&s->tf) : -ENOMEM, i, n;
@@ -50,6 +52,7 @@ int attached_open(struct attached_set **out)
 		return err;
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	s->reg = reg;
 	/* the daemon's own iterator links stay out of the tree */
 	n = task_files_own_link_ids(s->tf, own);
 	for (i = 0; i < n; i++)
@@ -132,11 +135,11 @@ static int held_keys(struct task_files *tf, const struct task_file *v, int n,
 }
 
 /* The /proc walk has no keys: the programs of every perf link instead */
-static int link_progs(struct u64_set *out)
+static int link_progs(struct owned *reg, struct u64_set *out)
 {
 	struct link_fields *f = malloc(sizeof(*f));
 	__u32 *ids = NULL;
-	int n = f ? listed_link_ids(&ids) : -ENOMEM, i;
+	int n = f ? listed_link_ids(reg, &ids) : -ENOMEM, i;
 
 	out->v = n >= 0 ? malloc((n ? n : 1) * sizeof(*out->v)) : NULL;
 	if (n >= 0 && !out->v)
@@ -157,13 +160,13 @@ static int link_progs(struct u64_set *out)
  * Keep in @v the bare perf events only, the first holder of each.
  * Return: the count kept, or -ENOMEM.
  */
-static int keep_bare(struct task_files *tf, struct task_file *v, int n,
+static int keep_bare(struct attached_set *s, struct task_file *v, int n,
 		     bool keyed)
 {
 	struct u64_set held = {0}, seen = {0};
 	int i, kept = 0, err;
 
-	err = keyed ? held_keys(tf, v, n, &held) : link_progs(&held);
+	err = keyed ? held_keys(s->tf, v, n, &held) : link_progs(s->reg, &held);
 	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
 	if (!err && !seen.v)
 		err = -ENOMEM;
@@ -190,7 +193,7 @@ static int bare_records(struct attached_set *s, struct task_file **out)
 	int n = task_files_read(s->tf, &v);
 
 	if (n >= 0)
-		n = keep_bare(s->tf, v, n,
+		n = keep_bare(s, v, n,
 			      !strcmp(task_files_source(s->tf), "iterator"));
 	if (n < 0) {
 		free(v);
@@ -300,7 +303,26 @@ static const struct attached_probe *cache_find(const struct attached_set *s,
 	return c && c->key == r->key && c->prog_id == r->id ? &c->p : NULL;
 }
 
-/* Describe @r into @p, from the cache where it holds that perf event */
+/*
+ * Copy @src to @dst up to its name's NUL: the name is the struct's last
+ * member, PATH_MAX long, and mostly empty; copying it whole costs a page
+ * touched per entry on every render.
+ */
+static void probe_copy(struct attached_probe *dst,
+		       const struct attached_probe *src)
+{
+	size_t head = offsetof(struct attached_probe, f) +
+		      offsetof(struct link_fields, name);
+
+	memcpy(dst, src,
+	       head + strnlen(src->f.name, sizeof(src->f.name) - 1) + 1);
+	dst->f.name[sizeof(dst->f.name) - 1] = '\0';
+}
+
+/*
+ * Describe @r into @p, from the cache where it holds that perf event.
+ * Return: 1 from the cache, 0 described now, -errno.
+ */
 static int describe_cached(struct attached_set *s, const struct task_file *r,
 			   struct attached_probe *p)
 {
@@ -309,9 +331,9 @@ static int describe_cached(struct attached_set *s, const struct task_file *r,
 	pthread_mutex_lock(&s->lock);
 	c = cache_find(s, r);
 	if (c)
-		*p = *c;
+		probe_copy(p, c);
 	pthread_mutex_unlock(&s->lock);
-	return c ? 0 : describe(r, p);
+	return c ? 1 : describe(r, p);
 }
 
 int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
@@ -323,6 +345,7 @@ int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
 	for (i = 0; i < n; i++)
 		if (v[i].pid == pid && v[i].fd == fd) {
 			err = describe_cached(s, &v[i], p);
+			err = err > 0 ? 0 : err;
 			break;
 		}
 	free(v);
@@ -343,7 +366,7 @@ static void cache_replace(struct attached_set *s, const struct task_file *v,
 		c[kept].fd = p[i].fd;
 		c[kept].prog_id = p[i].f.prog_id;
 		c[kept].key = v[i].key;
-		c[kept++].p = p[i];
+		probe_copy(&c[kept++].p, &p[i]);
 	}
 	pthread_mutex_lock(&s->lock);
 	free(s->cache);
@@ -352,22 +375,39 @@ static void cache_replace(struct attached_set *s, const struct task_file *v,
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * Whether the cache is exactly the @kept perf events just described, all
+ * @cached of them from it: then it stands as it is.
+ */
+static bool cache_holds_all(struct attached_set *s, int cached, int kept)
+{
+	bool same;
+
+	pthread_mutex_lock(&s->lock);
+	same = cached == kept && (size_t)kept == s->ncache;
+	pthread_mutex_unlock(&s->lock);
+	return same;
+}
+
 int attached_read_all(struct attached_set *s, struct attached_probe **out)
 {
 	struct attached_probe *p = NULL;
 	struct task_file *v = NULL;
-	int n = bare_records(s, &v), i, kept = 0, err = 0;
+	int n = bare_records(s, &v), i, kept = 0, cached = 0, err = 0;
 
 	if (n > 0 && !(p = malloc(n * sizeof(*p))))
 		err = -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
 		err = describe_cached(s, &v[i], &p[kept]);
-		if (!err)
+		cached += err > 0;
+		if (err >= 0)
 			v[kept++] = v[i]; /* v[k] stays p[k]'s record */
-		else if (err == -ENOENT || err == -ENAMETOOLONG)
-			err = 0; /* gone meanwhile, or a name we cannot hold */
+		err = err == -ENOENT || err == -ENAMETOOLONG
+			      ? 0 /* gone meanwhile, or a name we cannot hold */
+		      : err > 0 ? 0
+				: err;
 	}
-	if (!err && n >= 0)
+	if (!err && n >= 0 && !cache_holds_all(s, cached, kept))
 		cache_replace(s, v, p, kept);
 	free(v);
 	if (n < 0 || err) {

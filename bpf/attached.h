@@ -37,13 +37,16 @@ struct attached_id {
 };
 
 struct attached_set; /* the task-file source; opaque, one per daemon */
+struct owned;
 
 /**
  * attached_open() - load what finding them needs (task_files_open())
  * @out: the new set
+ * @reg: the registry (owned.h): its links being removed are not listed
+ *       among the links whose perf events are not bare
  * Return: 0, or -ENOMEM.
  */
-int attached_open(struct attached_set **out);
+int attached_open(struct attached_set **out, struct owned *reg);
 
 /** attached_close() - unload; NULL is allowed */
 void attached_close(struct attached_set *s);

@@ -19,7 +19,11 @@ struct btf_entry {
 	struct btf *btf;
 };
 
-/* guarded by lock: the daemon's threads share it */
+/*
+ * Guarded by lock: the daemon's threads share it. BTF names by object id:
+ * a pure memo private to this file (what the kernel's BTF says does not
+ * change), so a file static, not part of the handle of owned.h.
+ */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct btf_entry cache[BTF_CACHE_MAX];
 static struct btf *vmlinux;

@@ -4,11 +4,13 @@
  * tracepoint instances on demand, and the slot allocator for the hits map.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -16,6 +18,7 @@
 
 #include "counter.h"
 #include "linkinfo.h"
+#include "log.h"
 #include "counter.skel.h"
 
 /*
@@ -43,7 +46,27 @@ struct counter {
 	 * kprobe_multi and uprobe_multi copies
 	 */
 	uint32_t prog_ids[3 + COUNTER_MAX_TP_INSTANCES - 1 + 2];
+	uint32_t ring_id; /* the events ring's map id */
+	/* programs looked at by counter_runs_prog() beyond prog_ids */
+	struct prog_seen {
+		uint32_t id;
+		bool ours;
+	} * seen;
+	size_t nseen, seen_cap;
 };
+
+/* The events maps a pin_dir keeps (with "hits", pinned by pin.c). */
+static const char *const event_pins[] = {"events_ring", "events_on",
+					 "events_lost", "events_bss"};
+
+/* the counter's maps of event_pins[], in that order */
+static struct bpf_map *event_map(struct counter_bpf *skel, size_t i)
+{
+	struct bpf_map *maps[] = {skel->maps.events_ring, skel->maps.events_on,
+				  skel->maps.events_lost, skel->maps.bss};
+
+	return maps[i];
+}
 
 static uint32_t prog_id_of(int fd)
 {
@@ -72,6 +95,7 @@ static bool slot_taken(const struct counter *c, uint32_t slot)
 static void counter_free(struct counter *c)
 {
 	pthread_mutex_destroy(&c->lock);
+	free(c->seen);
 	free(c->used);
 	free(c);
 }
@@ -105,8 +129,22 @@ static int counter_new(struct counter **out, uint32_t slots)
 	return 0;
 }
 
-/* Load the skeleton, with a new hits map or with @reuse_fd's (if >= 0). */
-static int counter_load(struct counter *c, int reuse_fd)
+/* The events maps pinned in @dir: found there and reused, else pinned. */
+static int set_event_pins(struct counter_bpf *skel, const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < sizeof(event_pins) / sizeof(*event_pins); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, event_pins[i]);
+		err = bpf_map__set_pin_path(event_map(skel, i), path);
+	}
+	return err;
+}
+
+/* Open and load the skeleton (see counter_load()). */
+static int skel_load(struct counter *c, int reuse_fd, const char *pin_dir)
 {
 	int err;
 
@@ -124,13 +162,59 @@ static int counter_load(struct counter *c, int reuse_fd)
 	if (!err)
 		err = bpf_map__set_max_entries(c->skel->maps.events_lost,
 					       c->slots);
+	if (!err && pin_dir)
+		err = set_event_pins(c->skel, pin_dir);
 	if (!err)
 		err = counter_bpf__load(c->skel);
 	if (err) {
 		counter_bpf__destroy(c->skel);
 		c->skel = NULL;
-		return err;
 	}
+	return err;
+}
+
+/* No slot records: what a daemon killed while a reader was open left. */
+static void events_all_off(struct counter *c)
+{
+	uint32_t slot, zero = 0;
+	int fd = bpf_map__fd(c->skel->maps.events_on);
+
+	if (!c->skel->bss->events_active)
+		return;
+	for (slot = 0; slot < c->slots; slot++)
+		bpf_map_update_elem(fd, &slot, &zero, BPF_ANY);
+	c->skel->bss->events_active = 0;
+}
+
+static uint32_t map_id_of(int fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+/*
+ * Load the skeleton, with a new hits map or with @reuse_fd's (if >= 0);
+ * with @pin_dir, on the events maps pinned there (made and pinned when
+ * missing), or, when those cannot be used, on new ones not pinned.
+ */
+static int counter_load(struct counter *c, int reuse_fd, const char *pin_dir)
+{
+	int err = skel_load(c, reuse_fd, pin_dir);
+
+	if (err && pin_dir) {
+		log_msg(LOG_WARNING,
+			"pin_dir %s: cannot use its events maps (%s): "
+			"links adopted from it have no events",
+			pin_dir, strerror(err < 0 ? -err : err));
+		err = skel_load(c, reuse_fd, NULL);
+	}
+	if (err)
+		return err;
+	events_all_off(c);
+	c->ring_id = map_id_of(bpf_map__fd(c->skel->maps.events_ring));
 	c->prog_ids[0] =
 		prog_id_of(bpf_program__fd(c->skel->progs.counter_kprobe));
 	c->prog_ids[1] = prog_id_of(bpf_program__fd(c->skel->progs.counter_tp));
@@ -139,15 +223,31 @@ static int counter_load(struct counter *c, int reuse_fd)
 	return 0;
 }
 
-int counter_open(struct counter **out, uint32_t slots)
+int counter_open_pinned(struct counter **out, uint32_t slots, int map_fd,
+			const char *pin_dir)
 {
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
 	struct counter *c;
 	int err;
 
+	if (map_fd >= 0) {
+		if (!bpf_fd_is("bpf-map", map_fd))
+			return -EINVAL;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+			return -errno;
+		/* Else the programs would count into a foreign map. */
+		if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
+		    info.key_size != sizeof(uint32_t) ||
+		    info.value_size != sizeof(uint64_t))
+			return -EINVAL;
+		slots = info.max_entries;
+	}
 	err = counter_new(&c, slots);
 	if (err)
 		return err;
-	err = counter_load(c, -1);
+	err = counter_load(c, map_fd, pin_dir);
 	if (err) {
 		counter_free(c);
 		return err;
@@ -156,33 +256,38 @@ int counter_open(struct counter **out, uint32_t slots)
 	return 0;
 }
 
+int counter_open(struct counter **out, uint32_t slots)
+{
+	return counter_open_pinned(out, slots, -1, NULL);
+}
+
 int counter_open_reuse(struct counter **out, int map_fd)
 {
-	struct bpf_map_info info;
-	uint32_t len = sizeof(info);
-	struct counter *c;
-	int err;
+	return map_fd < 0 ? -EINVAL : counter_open_pinned(out, 0, map_fd, NULL);
+}
 
-	if (!bpf_fd_is("bpf-map", map_fd))
-		return -EINVAL;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
-		return -errno;
-	/* Anything else would make the programs count into a foreign map. */
-	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
-	    info.key_size != sizeof(uint32_t) ||
-	    info.value_size != sizeof(uint64_t))
-		return -EINVAL;
-	err = counter_new(&c, info.max_entries);
-	if (err)
-		return err;
-	err = counter_load(c, map_fd);
-	if (err) {
-		counter_free(c);
-		return err;
+int counter_pin_events(struct counter *c, const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(event_pins) / sizeof(*event_pins); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, event_pins[i]);
+		if (bpf_obj_pin(bpf_map__fd(event_map(c->skel, i)), path) &&
+		    errno != EEXIST)
+			return -errno;
 	}
-	*out = c;
 	return 0;
+}
+
+bool counter_is_pin_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(event_pins) / sizeof(*event_pins); i++)
+		if (!strcmp(name, event_pins[i]))
+			return true;
+	return false;
 }
 
 void counter_close(struct counter *c)
@@ -438,10 +543,53 @@ int counter_map_fd(struct counter *c)
 	return bpf_map__fd(c->skel->maps.hits);
 }
 
+/* Does program @prog_id use the events ring @ring_id? From its map ids. */
+static int prog_uses_map(uint32_t prog_id, uint32_t ring_id)
+{
+	uint32_t ids[16], i;
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(prog_id), err;
+
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (uint64_t)(uintptr_t)ids;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	close(fd);
+	for (i = 0; !err && i < info.nr_map_ids && i < 16; i++)
+		if (ids[i] == ring_id)
+			return 1;
+	return err;
+}
+
+/* Remember what prog_uses_map() said of @prog_id (ids are not reused). */
+static void seen_add(struct counter *c, uint32_t prog_id, bool ours)
+{
+	struct prog_seen *p;
+
+	if (c->nseen == c->seen_cap) {
+		if (c->seen_cap >= 65536) {
+			c->nseen = 0; /* a bound: look again */
+		} else {
+			p = realloc(c->seen, (c->seen_cap ? 2 * c->seen_cap
+							  : 64) *
+						     sizeof(*p));
+			if (!p)
+				return;
+			c->seen = p;
+			c->seen_cap = c->seen_cap ? 2 * c->seen_cap : 64;
+		}
+	}
+	c->seen[c->nseen++] = (struct prog_seen){prog_id, ours};
+}
+
 bool counter_runs_prog(struct counter *c, uint32_t prog_id)
 {
-	bool found = false;
+	bool found = false, known = false;
 	size_t i;
+	int ours;
 
 	if (!prog_id)
 		return false;
@@ -449,19 +597,34 @@ bool counter_runs_prog(struct counter *c, uint32_t prog_id)
 	for (i = 0; !found && i < sizeof(c->prog_ids) / sizeof(c->prog_ids[0]);
 	     i++)
 		found = c->prog_ids[i] == prog_id;
+	for (i = 0; !found && !known && i < c->nseen; i++)
+		if (c->seen[i].id == prog_id) {
+			known = true;
+			found = c->seen[i].ours;
+		}
+	if (!found && !known) {
+		/* the tracing instances, programs of an adopted link */
+		ours = prog_uses_map(prog_id, c->ring_id);
+		found = ours > 0;
+		if (ours >= 0)
+			seen_add(c, prog_id, found);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return found;
 }
 
 int counter_events_maps(struct counter *c, struct counter_events *out)
 {
+	out->hits_fd = bpf_map__fd(c->skel->maps.hits);
+	out->bss_fd = bpf_map__fd(c->skel->maps.bss);
 	out->ring_fd = bpf_map__fd(c->skel->maps.events_ring);
 	out->on_fd = bpf_map__fd(c->skel->maps.events_on);
 	out->lost_fd = bpf_map__fd(c->skel->maps.events_lost);
 	out->active = &c->skel->bss->events_active;
 	out->slots = c->slots;
 	out->ncpus = c->ncpus;
-	if (out->ring_fd < 0 || out->on_fd < 0 || out->lost_fd < 0)
+	if (out->ring_fd < 0 || out->on_fd < 0 || out->lost_fd < 0 ||
+	    out->hits_fd < 0 || out->bss_fd < 0)
 		return -EBADF;
 	return 0;
 }

@@ -36,6 +36,36 @@ int counter_open(struct counter **out, uint32_t slots);
  */
 int counter_open_reuse(struct counter **out, int map_fd);
 
+/**
+ * counter_open_pinned() - counter_open() (@map_fd < 0) or
+ * counter_open_reuse() (@map_fd a hits map; @slots ignored), with the
+ * events maps in the pin_dir @pin_dir
+ * @pin_dir: a bpffs directory, or NULL for counter_open()/_reuse()
+ *
+ * The events ring, switch, drop counters and .bss (progs/events_common.h)
+ * are the ones pinned in @pin_dir as DIR/events_ring, events_on,
+ * events_lost and events_bss when they are there and fit (libbpf's pin
+ * reuse checks type, sizes and flags), else new ones pinned there: the
+ * programs of links adopted from @pin_dir then record into this counter's
+ * ring. A slot left switched on by a daemon that was killed is switched
+ * off. When the pinned maps cannot be used (another layout), new maps not
+ * pinned are used, with a log line: adopted links then have no events.
+ *
+ * Return: 0, or as counter_open_reuse().
+ */
+int counter_open_pinned(struct counter **out, uint32_t slots, int map_fd,
+			const char *pin_dir);
+
+/**
+ * counter_pin_events() - pin the events maps in @dir again where they are
+ * missing (a pin_dir changed by hand)
+ * Return: 0, or -errno from BPF_OBJ_PIN.
+ */
+int counter_pin_events(struct counter *c, const char *dir);
+
+/** counter_is_pin_name() - is @name an events map pin of a pin_dir? */
+bool counter_is_pin_name(const char *name);
+
 /** counter_close() - unload everything (links already made keep theirs). */
 void counter_close(struct counter *c);
 
@@ -96,16 +126,22 @@ int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits);
 int counter_map_fd(struct counter *c);
 
 /**
- * counter_runs_prog() - is @prog_id one of the programs this counter loaded?
+ * counter_runs_prog() - does program @prog_id record into this counter's
+ * events ring?
  *
- * Links adopted from a pin_dir still run the program of the daemon that
- * made them, which records into that daemon's ring: only links running
- * ours can stream events. Return: true or false.
+ * True for the programs the counter loaded, the per-link instances of
+ * tracing.c (which share its maps), and the programs of links adopted from
+ * a pin_dir whose events maps the counter reuses (counter_open_pinned());
+ * false for an adopted link whose program records into another ring. From
+ * the program's map ids (BPF_OBJ_GET_INFO_BY_FD), remembered per id.
+ * Return: true or false.
  */
 bool counter_runs_prog(struct counter *c, uint32_t prog_id);
 
 /* The event maps of the built-in program, for events.c. */
 struct counter_events {
+	int hits_fd; /* the hits map (counter_map_fd()) */
+	int bss_fd;  /* the programs' .bss: events_active */
 	int ring_fd; /* BPF_MAP_TYPE_RINGBUF of struct events_record */
 	int on_fd;   /* array: slot -> EVENTS_ON | EVENTS_RETVAL, or 0 */
 	int lost_fd; /* per-CPU array: slot -> records the ring dropped */
@@ -115,7 +151,8 @@ struct counter_events {
 };
 
 /**
- * counter_events_maps() - the maps events.c reads and switches
+ * counter_events_maps() - the maps event_ring.c reads and switches, and
+ * tracing.c's instances reuse
  * Return: 0, or -EBADF when the program was not loaded.
  */
 int counter_events_maps(struct counter *c, struct counter_events *out);

@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "log.h"
+#include "multi_info.h"
 #include "owned.h"
 #include "counter.h"
 #include "create.h"
@@ -25,15 +26,15 @@
 
 /* The built-in program, or the pinned prog=; *prog_fd is ours to close
  * only when *pinned. */
-static int program_for(const struct probe_spec *p, unsigned int instance,
-		       int *prog_fd, struct bl_error *e)
+static int program_for(struct owned *o, const struct probe_spec *p,
+		       unsigned int instance, int *prog_fd, struct bl_error *e)
 {
 	int fd;
 
 	if (p->opts & OPT_PROG) {
 		fd = prog_open_pinned(p->prog, p->kind, e);
 	} else {
-		fd = counter_prog_fd(owned_counter(), p->kind, instance);
+		fd = counter_prog_fd(owned_counter(o), p->kind, instance);
 		if (fd < 0)
 			snprintf(e->msg, sizeof(e->msg),
 				 "cannot load the built-in program: %s",
@@ -93,14 +94,14 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
  * The link on perf event @pfd, running the program; a tracepoint already
  * running the built-in program gets another instance of it (up to 64).
  */
-static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
-		       struct bl_error *e, int *lfd)
+static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
+		       __u64 cookie, struct bl_error *e, int *lfd)
 {
 	unsigned int instance = 0;
 	int prog = -1, err = 0;
 
 	while (!err) {
-		err = program_for(p, instance, &prog, e);
+		err = program_for(o, p, instance, &prog, e);
 		if (err)
 			break;
 		*lfd = perf_link_create(prog, pfd, cookie);
@@ -127,9 +128,9 @@ static int link_attach(const struct probe_spec *p, int pfd, __u64 cookie,
 	return err;
 }
 
-/* One link on one CPU (-1: all); its id goes into *id. */
-static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
-		    int cpu, const char *spec, struct bl_error *e, __u32 *id)
+int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
+			 const struct uprobe_target *ut, int cpu,
+			 const char *spec, struct bl_error *e, __u32 *id)
 {
 	char kfunc[2 * PROBE_NAME_MAX];
 	struct perf_probe pp;
@@ -137,7 +138,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 	__u64 cookie = p->cookie;
 
 	if (!(p->opts & OPT_PROG)) {
-		slot = counter_slot_alloc(owned_counter());
+		slot = counter_slot_alloc(owned_counter(o));
 		if (slot < 0) {
 			err = slot;
 			snprintf(e->msg, sizeof(e->msg),
@@ -155,11 +156,11 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		err = pfd < 0 ? pfd : 0;
 	}
 	if (!err)
-		err = link_attach(p, pfd, cookie, e, &lfd);
+		err = link_attach(o, p, pfd, cookie, e, &lfd);
 	if (pfd >= 0)
 		close(pfd);
 	if (!err)
-		err = link_register(p, ut, &pp, cookie, slot, spec, &lfd, e,
+		err = link_register(o, p, ut, &pp, cookie, slot, spec, &lfd, e,
 				    id);
 	if (err == -ENOENT && pfd >= 0 && p->kind == PROBE_TRACEPOINT)
 		e->column = p->symbol_col; /* it exists: under its name */
@@ -167,7 +168,7 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
 		if (lfd >= 0)
 			close(lfd);
 		if (slot > 0)
-			counter_slot_free(owned_counter(), slot);
+			counter_slot_free(owned_counter(o), slot);
 	}
 	return err;
 }
@@ -176,10 +177,11 @@ static int link_one(const struct probe_spec *p, const struct uprobe_target *ut,
  * fentry/fexit/rawtracepoint: one link running its own instance of the
  * built-in program, which counts into the link's slot (tracing.h).
  */
-static int link_tracing(const struct probe_spec *p, const char *spec,
-			struct id_list *made, struct bl_error *e)
+static int link_tracing(struct owned *o, const struct probe_spec *p,
+			const char *spec, struct id_list *made,
+			struct bl_error *e)
 {
-	struct counter *c = owned_counter();
+	struct counter *c = owned_counter(o);
 	char target[2 * PROBE_NAME_MAX];
 	struct perf_probe pp = {
 		.kind = p->kind, .target = target, .pid = -1, .cpu = -1};
@@ -193,9 +195,9 @@ static int link_tracing(const struct probe_spec *p, const char *spec,
 		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
 		return slot;
 	}
-	lfd = tracing_link_create(p, counter_map_fd(c), slot, e);
+	lfd = tracing_link_create(p, c, slot, e);
 	err = lfd < 0 ? lfd
-		      : link_register(p, NULL, &pp, 0, slot, spec, &lfd, e,
+		      : link_register(o, p, NULL, &pp, 0, slot, spec, &lfd, e,
 				      &made->ids[made->len]);
 	if (!err)
 		made->len++;
@@ -207,45 +209,39 @@ static int link_tracing(const struct probe_spec *p, const char *spec,
 	return err;
 }
 
-/*
- * usdt: one uprobe link per location of the probe, each with the
- * semaphore's ref_ctr_offset and the line as its spec; if one fails, those
- * made stay in @made for the caller to remove (the line is all-or-nothing).
- */
-static int usdt_create(const struct probe_spec *p, const char *spec, pid_t pid,
-		       struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e)
-{
-	struct uprobe_target *ut = calloc(1, sizeof(*ut));
-	struct usdt_location *locs = NULL;
-	size_t n = 0, i;
-	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
-
-	for (i = 0; !err && i < n; i++) {
-		ut->offset = locs[i].offset;
-		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
-		err = id_list_reserve(made, 1);
-		if (!err)
-			err = link_one(p, ut, -1, spec, e,
-				       &made->ids[made->len]);
-		if (!err)
-			made->len++;
-	}
-	free(locs);
-	free(ut);
-	return err;
-}
-
 static bool probe_is_tracing(const struct probe_spec *p)
 {
 	return p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
 	       p->kind == PROBE_RAWTP;
 }
 
-int single_probe_create(const struct probe_spec *p, const char *line,
-			size_t len, pid_t pid, struct id_list *made,
-			struct path_memo *memo, struct bl_error *e,
-			char *warning, size_t warning_len)
+/* The column of option @key ("cpu=") in @line, for the caret; 0 if absent */
+static size_t option_column(const char *line, size_t len, const char *key)
+{
+	const char *opt = memmem(line, len, key, strlen(key));
+
+	return opt ? (size_t)(opt - line) : 0;
+}
+
+/* probe_cpus() failed with @n: the error, under cpu= when it is offline */
+static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
+		      int n, struct bl_error *e)
+{
+	if (n != -ENXIO) {
+		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
+		return n;
+	}
+	snprintf(e->msg, sizeof(e->msg),
+		 "cpu %d is not online (see /sys/devices/system/cpu/online)",
+		 p->cpu);
+	e->column = option_column(line, len, "cpu=");
+	return -EINVAL;
+}
+
+int single_probe_create(struct owned *o, const struct probe_spec *p,
+			const char *line, size_t len, pid_t pid,
+			struct id_list *made, struct path_memo *memo,
+			struct bl_error *e, char *warning, size_t warning_len)
 {
 	struct uprobe_target *ut = NULL;
 	bool per_cpu = false;
@@ -257,14 +253,10 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 	e->msg[0] = warning[0] = '\0';
 	if (!spec)
 		return -ENOMEM;
-	if (probe_is_tracing(p) || p->kind == PROBE_USDT) {
+	if (probe_is_tracing(p)) {
 		snprintf(spec, len + 32, "%.*s", (int)len, line);
-		err = p->kind == PROBE_USDT
-			      ? usdt_create(p, spec, pid, made, memo, e)
-			      : link_tracing(p, spec, made, e);
-		free(spec);
-		e->err = err;
-		return err;
+		err = link_tracing(o, p, spec, made, e);
+		goto out;
 	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
@@ -273,20 +265,9 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 			snprintf(warning, warning_len, "%s", ut->warning);
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
-	if (n == -ENXIO) {
-		const char *opt = memmem(line, len, "cpu=", 4);
-
-		err = -EINVAL;
-		snprintf(
-			e->msg, sizeof(e->msg),
-			"cpu %d is not online (see /sys/devices/system/cpu/online)",
-			p->cpu);
-		e->column = opt ? (size_t)(opt - line) : 0;
-	} else if (n < 0) {
-		err = n;
-		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
-	}
-	per_cpu = cpus[0] >= 0 && !(p->opts & OPT_CPU);
+	if (n < 0)
+		err = cpus_error(p, line, len, n, e);
+	per_cpu = n > 0 && cpus[0] >= 0 && !(p->opts & OPT_CPU);
 	for (i = 0; !err && i < n; i++) {
 		size_t before = made->len;
 
@@ -297,11 +278,15 @@ int single_probe_create(const struct probe_spec *p, const char *line,
 			snprintf(spec, len + 32, "%.*s", (int)len, line);
 		err = id_list_reserve(made, 1);
 		if (!err)
-			err = link_one(p, ut, cpus[i], spec, e,
-				       &made->ids[made->len]);
+			err = perf_probe_link_make(o, p, ut, cpus[i], spec, e,
+						   &made->ids[made->len]);
 		if (!err)
 			made->len = before + 1;
 	}
+	/* perf_event_open(2): no such process */
+	if (err == -ESRCH && !e->column)
+		e->column = option_column(line, len, "pid=");
+out:
 	free(spec);
 	free(ut);
 	e->err = err;

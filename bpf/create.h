@@ -10,6 +10,8 @@
 #include "id_list.h"
 #include "parse.h"
 
+struct owned;
+
 /*
  * The longest command (a probe line without the blanks around it) that
  * makes links: every link keeps its command whole as its spec, in the
@@ -20,7 +22,10 @@
 
 /**
  * single_probe_create() - make the link(s) for one parsed probe line
- * without a wildcard (probe_create() in probe.c sends wildcards elsewhere)
+ * without a wildcard (probe_create() in probe.c sends wildcards elsewhere,
+ * except a usdt pattern, resolved here with the probe's notes)
+ * @o: the registry the links are owned in (owned.h), and whose counter
+ *     the built-in program counts them in
  * @p: the parsed probe; its columns index @line
  * @line: the line as written, trimmed (stored as each link's spec), @len
  *        bytes
@@ -31,15 +36,33 @@
  * @warning: out, @warning_len bytes; non-empty: a warning to log even on
  *           success
  *
+ * usdt: one uprobe_multi link for every location (usdt_multi_create()),
+ * or one uprobe link per location where the kernel has no uprobe_multi
+ * (@warning says so when there are several).
  * software/hardware events make one link per online CPU unless cpu= or
  * pid= narrows them; if one fails, those already made for this line stay
  * in @made for the caller to remove.
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
-int single_probe_create(const struct probe_spec *p, const char *line,
-			size_t len, pid_t pid, struct id_list *made,
-			struct path_memo *memo, struct bl_error *e,
-			char *warning, size_t warning_len);
+int single_probe_create(struct owned *o, const struct probe_spec *p,
+			const char *line, size_t len, pid_t pid,
+			struct id_list *made, struct path_memo *memo,
+			struct bl_error *e, char *warning, size_t warning_len);
+
+struct uprobe_target;
+
+/**
+ * perf_probe_link_make() - one perf-event link of @p on @cpu (-1: every
+ * CPU), with the built-in counter (a counter slot as its cookie) or
+ * @p's prog=, registered in @o with @spec as its spec
+ * @ut: the resolved uprobe target (uprobe kinds), else NULL
+ * @id: out, the new link's id
+ * Return: 0, or -errno with @e set (DESIGN.md 3.5); nothing is left made
+ * on failure.
+ */
+int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
+			 const struct uprobe_target *ut, int cpu,
+			 const char *spec, struct bl_error *e, __u32 *id);
 
 #endif

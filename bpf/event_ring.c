@@ -196,9 +196,11 @@ int events_line(const struct events_record *r, const char *target, bool retval,
 		buf[n++] = '\t';
 		n += put_escaped(buf + n, target, tlen);
 	}
-	if (retval)
+	if (retval && r->flags & EVENTS_REC_RETVAL)
 		n += snprintf(buf + n, len - n, "\t0x%" PRIx64,
 			      (uint64_t)r->retval);
+	else if (retval) /* a fexit of a function returning void */
+		n += snprintf(buf + n, len - n, "\t-");
 	buf[n++] = '\n';
 	buf[n] = 0;
 	return n;

@@ -65,7 +65,8 @@ int events_lost(struct events_reader *er, uint32_t slot, uint64_t *lost);
  * `TIME CPU PID TID COMM [TARGET] [RETVAL]\n`, tab-separated: TIME in
  * seconds of CLOCK_BOOTTIME with 9 decimals, PID the thread group, TID the
  * thread, COMM and TARGET with tab, newline and backslash as \t \n \\,
- * RETVAL 0x hex.
+ * RETVAL 0x hex, or `-` where the record has none (EVENTS_REC_RETVAL
+ * unset: a fexit of a function returning void).
  * Return: the length written (NUL-terminated), or -ENOSPC.
  */
 int events_line(const struct events_record *r, const char *target, bool retval,

@@ -9,6 +9,8 @@
 #include "link_ids.h"
 #include "link_ids.skel.h"
 
+/* the link iterator, loaded once at start (link_ids_open()), read-only
+ * until link_ids_close() at exit */
 static struct link_ids_bpf *skel;
 static struct bpf_link *iter_link;
 static __u32 own_id;

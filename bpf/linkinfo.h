@@ -193,6 +193,13 @@ struct link_features {
  * link_features() - what this kernel's link info reports; detected from
  * its BTF on the first call (link_features_detect()), all false when the
  * kernel has no BTF
+ *
+ * Not in the kernel library's handle (struct owned, owned.h) on purpose:
+ * these are facts of the running kernel, the same for every daemon and
+ * immutable once detected. Every reader (this call, link_info_read_fd()
+ * and the rest of linkinfo.c) detects them first if nothing did yet
+ * (pthread_once), so no call ever sees them undetected; the daemon calls
+ * link_features_detect() at start only to refuse a kernel without BTF.
  */
 const struct link_features *link_features(void);
 

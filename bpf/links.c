@@ -8,7 +8,9 @@
 #include "links.h"
 #include "owned.h"
 
-/* ids of the daemon's own links: set at start, read by every listing */
+/* ids of the daemon's own iterator links: set at start (links_hide(), by
+ * the files that load them), read-only afterwards, by every listing; not
+ * the registry's state (owned.h) */
 static __u32 hidden[LINKS_HIDDEN_MAX];
 static unsigned int nhidden;
 
@@ -99,17 +101,17 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 	return lo < n && ids[lo] == id;
 }
 
-int listed_link_ids(__u32 **out)
+int listed_link_ids(struct owned *o, __u32 **out)
 {
 	struct link_id_type *v = NULL;
 	__u32 *ids, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(&dying), n, i, kept = 0, no;
+	int nd = owned_dying_ids(o, &dying), n, i, kept = 0, no;
 	__u32 *own = NULL;
 
 	n = nd < 0 ? nd : links_now(&v);
 	/* and this mount's own tracing and raw tracepoint links (issue 15) */
-	no = n < 0 ? n : owned_ids(&own);
+	no = n < 0 ? n : owned_ids(o, &own);
 	n = no < 0 ? no : n;
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)

@@ -8,6 +8,8 @@
 
 #include "link_ids.h"
 
+struct owned;
+
 #define LINKS_HIDDEN_MAX 8
 
 /**
@@ -23,10 +25,11 @@ int links_now(struct link_id_type **out);
  * listed_link_ids() - ids of every link now (any type), ascending, but
  * none of this mount's links being removed and not the daemon's own
  * iterator link
+ * @o: the registry whose removed links are left out
  * @ids: out, malloc'd array (caller frees)
  * Return: the count, or -errno.
  */
-int listed_link_ids(__u32 **ids);
+int listed_link_ids(struct owned *o, __u32 **ids);
 
 /**
  * links_hide() - leave link @id out of every listing and lookup: the

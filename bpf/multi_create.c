@@ -5,6 +5,8 @@
  * tracefs available_filter_functions), give each its own counter slot as
  * its cookie, attach one uprobe_multi or kprobe_multi link, register it.
  * On a kernel without that link type: one perf-event link per match.
+ * A USDT probe's locations (usdt_multi_create()) take the same way, with
+ * their semaphores as ref_ctr_offsets.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,6 +33,7 @@
 struct multi_targets {
 	char path[PATH_MAX];	 /* uprobe: the daemon's path to the file */
 	struct uprobe_matches m; /* uprobe: offsets; kprobe: names */
+	__u64 *ref_ctr_offsets;	 /* usdt: semaphores, one per target */
 };
 
 static int by_name(const void *x, const void *y)
@@ -149,7 +152,8 @@ static int targets_find(const struct probe_spec *p, pid_t pid,
 
 static bool is_uprobe(const struct probe_spec *p)
 {
-	return p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE;
+	return p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE ||
+	       p->kind == PROBE_USDT;
 }
 
 static bool is_return(const struct probe_spec *p)
@@ -176,6 +180,7 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)t->path;
 	attr.offsets = (__u64)(unsigned long)offsets;
+	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
 	attr.cookies = (__u64)(unsigned long)cookies;
 	attr.cnt = t->m.n;
 	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
@@ -212,15 +217,15 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 }
 
 /* The program: the built-in one as loaded for multi links, or prog=. */
-static int multi_prog(const struct probe_spec *p, bool *close_it,
-		      struct bl_error *e)
+static int multi_prog(struct owned *o, const struct probe_spec *p,
+		      bool *close_it, struct bl_error *e)
 {
 	int fd;
 
 	*close_it = p->opts & OPT_PROG;
 	if (*close_it)
 		return prog_open_pinned(p->prog, p->kind, e);
-	fd = counter_multi_prog_fd(owned_counter(), is_uprobe(p));
+	fd = counter_multi_prog_fd(owned_counter(o), is_uprobe(p));
 	if (fd < 0)
 		snprintf(e->msg, sizeof(e->msg),
 			 "cannot load the built-in program for a multi link: "
@@ -230,7 +235,7 @@ static int multi_prog(const struct probe_spec *p, bool *close_it,
 }
 
 /* Cookies: slot .. slot + n - 1 for the built-in program, else cookie=. */
-static int multi_attach(const struct probe_spec *p,
+static int multi_attach(struct owned *o, const struct probe_spec *p,
 			const struct multi_targets *t, int slot,
 			struct bl_error *e)
 {
@@ -243,7 +248,7 @@ static int multi_attach(const struct probe_spec *p,
 		return -ENOMEM;
 	for (i = 0; i < t->m.n; i++)
 		cookies[i] = slot > 0 ? (__u64)slot + i : p->cookie;
-	prog = multi_prog(p, &close_it, e);
+	prog = multi_prog(o, p, &close_it, e);
 	fd = prog;
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
@@ -271,7 +276,7 @@ static int multi_attach(const struct probe_spec *p,
 	return fd;
 }
 
-static int multi_register(const struct probe_spec *p,
+static int multi_register(struct owned *o, const struct probe_spec *p,
 			  const struct multi_targets *t, int slot,
 			  const char *line, size_t len, int *lfd,
 			  struct bl_error *e, __u32 *id)
@@ -293,7 +298,7 @@ static int multi_register(const struct probe_spec *p,
 			own->ino = st.st_ino;
 		}
 		snprintf(own->spec, sizeof(own->spec), "%.*s", (int)len, line);
-		err = own_link(own, lfd, e);
+		err = own_link(o, own, lfd, e);
 		if (!err)
 			*id = own->id;
 	}
@@ -302,10 +307,10 @@ static int multi_register(const struct probe_spec *p,
 }
 
 /* The kernel has no multi link of that kind: one perf link per match. */
-static int per_match(const struct probe_spec *p, const struct multi_targets *t,
-		     const char *line, size_t len, pid_t pid,
-		     struct id_list *made, struct path_memo *memo,
-		     struct bl_error *e)
+static int per_match(struct owned *o, const struct probe_spec *p,
+		     const struct multi_targets *t, const char *line,
+		     size_t len, pid_t pid, struct id_list *made,
+		     struct path_memo *memo, struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
 	char warning[256];
@@ -322,33 +327,25 @@ static int per_match(const struct probe_spec *p, const struct multi_targets *t,
 			snprintf(one->symbol, sizeof(one->symbol), "%s",
 				 t->m.m[i].name);
 		}
-		err = single_probe_create(one, line, len, pid, made, memo, e,
+		err = single_probe_create(o, one, line, len, pid, made, memo, e,
 					  warning, sizeof(warning));
 	}
 	free(one);
 	return err;
 }
 
-int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
-		       pid_t pid, struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e, char *warning, size_t warning_len)
+/*
+ * One multi link for the targets @t: counter slots, the link, its
+ * registration; nothing is left behind on failure.
+ */
+static int multi_make(struct owned *o, const struct probe_spec *p,
+		      const struct multi_targets *t, const char *line,
+		      size_t len, struct id_list *made, struct bl_error *e)
 {
-	struct multi_targets *t = calloc(1, sizeof(*t));
-	int err = t ? 0 : -ENOMEM, slot = -1, lfd = -1;
+	int err = 0, slot = -1, lfd = -1;
 
-	if (!err)
-		err = targets_find(p, pid, memo, t, e);
-	if (!err && !multi_link_creatable(is_uprobe(p))) {
-		snprintf(warning, warning_len,
-			 "this kernel has no %s links: %zu %s links made, one "
-			 "per match",
-			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
-			 probe_kind_name(p->kind));
-		err = per_match(p, t, line, len, pid, made, memo, e);
-		goto out;
-	}
-	if (!err && !(p->opts & OPT_PROG)) {
-		slot = counter_slot_alloc_range(owned_counter(), t->m.n);
+	if (!(p->opts & OPT_PROG)) {
+		slot = counter_slot_alloc_range(owned_counter(o), t->m.n);
 		if (slot < 0) {
 			err = slot;
 			snprintf(e->msg, sizeof(e->msg),
@@ -359,11 +356,11 @@ int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
 	if (!err)
 		err = id_list_reserve(made, 1);
 	if (!err) {
-		lfd = multi_attach(p, t, slot, e);
+		lfd = multi_attach(o, p, t, slot, e);
 		err = lfd < 0 ? lfd : 0;
 	}
 	if (!err)
-		err = multi_register(p, t, slot, line, len, &lfd, e,
+		err = multi_register(o, p, t, slot, line, len, &lfd, e,
 				     &made->ids[made->len]);
 	if (!err)
 		made->len++;
@@ -371,10 +368,64 @@ int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
 		close(lfd);
 	if (err && slot > 0)
 		for (size_t i = 0; i < t->m.n; i++)
-			counter_slot_free(owned_counter(), slot + i);
-out:
+			counter_slot_free(owned_counter(o), slot + i);
+	return err;
+}
+
+int multi_probe_create(struct owned *o, const struct probe_spec *p,
+		       const char *line, size_t len, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
+		       struct bl_error *e, char *warning, size_t warning_len)
+{
+	struct multi_targets *t = calloc(1, sizeof(*t));
+	int err = t ? 0 : -ENOMEM;
+
+	if (!err)
+		err = targets_find(p, pid, memo, t, e);
+	if (!err && !multi_link_creatable(is_uprobe(p))) {
+		snprintf(warning, warning_len,
+			 "this kernel has no %s links: %zu %s links made, one "
+			 "per match",
+			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
+			 probe_kind_name(p->kind));
+		err = per_match(o, p, t, line, len, pid, made, memo, e);
+	} else if (!err) {
+		err = multi_make(o, p, t, line, len, made, e);
+	}
 	if (t)
 		uprobe_matches_free(&t->m);
+	free(t);
+	e->err = err;
+	return err;
+}
+
+int usdt_multi_create(struct owned *o, const struct probe_spec *p,
+		      const char *path, const struct usdt_location *locs,
+		      size_t n, const char *line, size_t len,
+		      struct id_list *made, struct bl_error *e)
+{
+	struct multi_targets *t = calloc(1, sizeof(*t));
+	int err = t ? 0 : -ENOMEM;
+	size_t i;
+
+	if (!err) {
+		t->m.m = calloc(n, sizeof(*t->m.m));
+		t->ref_ctr_offsets = calloc(n, sizeof(*t->ref_ctr_offsets));
+		err = t->m.m && t->ref_ctr_offsets ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		snprintf(t->path, sizeof(t->path), "%s", path);
+		for (i = 0; i < n; i++) {
+			t->m.m[i].offset = locs[i].offset;
+			t->ref_ctr_offsets[i] = locs[i].ref_ctr_offset;
+		}
+		t->m.n = n;
+		err = multi_make(o, p, t, line, len, made, e);
+	}
+	if (t) {
+		uprobe_matches_free(&t->m);
+		free(t->ref_ctr_offsets);
+	}
 	free(t);
 	e->err = err;
 	return err;

@@ -4,6 +4,7 @@
 #define BPFLINKFS_MULTI_CREATE_H
 
 #include "create.h"
+#include "uprobe_usdt.h"
 
 /**
  * multi_probe_create() - make the link for a wildcard line (p->wildcard)
@@ -20,8 +21,30 @@
  * Arguments and return as single_probe_create(); -ENOENT with the caret under
  * the pattern when nothing matches.
  */
-int multi_probe_create(const struct probe_spec *p, const char *line, size_t len,
-		       pid_t pid, struct id_list *made, struct path_memo *memo,
+int multi_probe_create(struct owned *o, const struct probe_spec *p,
+		       const char *line, size_t len, pid_t pid,
+		       struct id_list *made, struct path_memo *memo,
 		       struct bl_error *e, char *warning, size_t warning_len);
+
+/**
+ * usdt_multi_create() - one uprobe_multi link for the locations of a USDT
+ * probe (or of every probe a USDT pattern matched)
+ * @o: the registry the link is owned in, with the counter it counts in
+ * @p: the parsed usdt line (opts: pid=, prog=, cookie=)
+ * @path: the daemon's path to the file (uprobe_usdt_resolve())
+ * @locs: @n locations: offsets and semaphores (ref_ctr_offsets, 0: none)
+ * @line: the line as written, @len bytes: the link's spec
+ * @made: the new link's id is appended
+ * @e: out, the error on failure
+ *
+ * With the built-in program each location gets its own counter slot (its
+ * cookie), so `funcs` shows hits per location. The caller checks
+ * multi_link_creatable() first.
+ * Return: 0, or -errno (DESIGN.md 3.5); nothing is made on failure.
+ */
+int usdt_multi_create(struct owned *o, const struct probe_spec *p,
+		      const char *path, const struct usdt_location *locs,
+		      size_t n, const char *line, size_t len,
+		      struct id_list *made, struct bl_error *e);
 
 #endif

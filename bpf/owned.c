@@ -40,19 +40,6 @@ struct owned_link {
 	char *name, *category, *spec;
 };
 
-/* the counter owned links count in (owned_counter_set()) */
-static struct counter *the_counter;
-
-void owned_counter_set(struct counter *c)
-{
-	the_counter = c;
-}
-
-struct counter *owned_counter(void)
-{
-	return the_counter;
-}
-
 struct dying_link {
 	struct dying_link *next;
 	__u32 id;
@@ -62,29 +49,46 @@ struct dying_link {
 	bool unpinned; /* its pin was removed by hand (pin_sync()) */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t reaper_wake = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t reaper_idle = PTHREAD_COND_INITIALIZER;
-static struct owned_link **owned; /* sorted by id */
-static size_t owned_len, owned_cap;
-static struct dying_link *dying_head, **dying_tail = &dying_head;
-static struct dying_link *closing; /* the kernel still lists these ids */
-static size_t dying_busy;	   /* queued or being closed */
+struct owned {
+	pthread_mutex_t lock;
+	pthread_cond_t reaper_wake, reaper_idle;
+	struct owned_link **links; /* sorted by id */
+	size_t len, cap;
+	struct dying_link *dying_head, **dying_tail;
+	struct dying_link *closing; /* the kernel still lists these ids */
+	size_t dying_busy;	    /* queued or being closed */
+	struct counter *counter;    /* the built-in program, its hits map */
+	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
+	struct pin_owner as_owner;  /* this registry as pin.c sees it */
+	pthread_t reapers[REAPER_THREADS];
+	int nreapers;
+	bool stopping; /* owned_close(): the reapers end */
+};
 
-/* Index of @id in owned[], or where it would go; lock held. */
-static size_t owned_find(__u32 id, bool *found)
+struct counter *owned_counter(const struct owned *o)
 {
-	size_t lo = 0, hi = owned_len;
+	return o->counter;
+}
+
+bool owned_pinning(const struct owned *o)
+{
+	return o->pin != NULL;
+}
+
+/* Index of @id in o->links[], or where it would go; lock held. */
+static size_t owned_find(const struct owned *o, __u32 id, bool *found)
+{
+	size_t lo = 0, hi = o->len;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (owned[mid]->id < id)
+		if (o->links[mid]->id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < owned_len && owned[lo]->id == id;
+	*found = lo < o->len && o->links[lo]->id == id;
 	return lo;
 }
 
@@ -147,7 +151,7 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	snprintf(out->spec, sizeof(out->spec), "%s", l->spec);
 }
 
-int owned_add(const struct owned_info *info, int fd)
+int owned_add(struct owned *o, const struct owned_info *info, int fd)
 {
 	struct owned_link *l = owned_pack(info, fd);
 	bool found;
@@ -155,51 +159,52 @@ int owned_add(const struct owned_info *info, int fd)
 
 	if (!l)
 		return -ENOMEM;
-	pthread_mutex_lock(&lock);
-	if (owned_len == owned_cap) {
-		size_t cap = owned_cap ? owned_cap * 2 : 64;
-		void *p = realloc(owned, cap * sizeof(*owned));
+	pthread_mutex_lock(&o->lock);
+	if (o->len == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 64;
+		void *p = realloc(o->links, cap * sizeof(*o->links));
 
 		if (!p) {
-			pthread_mutex_unlock(&lock);
+			pthread_mutex_unlock(&o->lock);
 			owned_free(l);
 			return -ENOMEM;
 		}
-		owned = p;
-		owned_cap = cap;
+		o->links = p;
+		o->cap = cap;
 	}
-	at = owned_find(info->id, &found);
-	memmove(&owned[at + 1], &owned[at], (owned_len - at) * sizeof(*owned));
-	owned[at] = l;
-	owned_len++;
-	pthread_mutex_unlock(&lock);
+	at = owned_find(o, info->id, &found);
+	memmove(&o->links[at + 1], &o->links[at],
+		(o->len - at) * sizeof(*o->links));
+	o->links[at] = l;
+	o->len++;
+	pthread_mutex_unlock(&o->lock);
 	return 0;
 }
 
-int owned_get(__u32 id, struct owned_info *out)
+int owned_get(struct owned *o, __u32 id, struct owned_info *out)
 {
 	bool found;
 	size_t at;
 
-	pthread_mutex_lock(&lock);
-	at = owned_find(id, &found);
+	pthread_mutex_lock(&o->lock);
+	at = owned_find(o, id, &found);
 	if (found)
-		owned_unpack(owned[at], out);
-	pthread_mutex_unlock(&lock);
+		owned_unpack(o->links[at], out);
+	pthread_mutex_unlock(&o->lock);
 	return found ? 0 : -ENOENT;
 }
 
-bool owned_is_dying(__u32 id)
+bool owned_is_dying(struct owned *o, __u32 id)
 {
 	struct dying_link *d;
 	bool dying = false;
 
-	pthread_mutex_lock(&lock);
-	for (d = dying_head; d && !dying; d = d->next)
+	pthread_mutex_lock(&o->lock);
+	for (d = o->dying_head; d && !dying; d = d->next)
 		dying = d->id == id;
-	for (d = closing; d && !dying; d = d->next)
+	for (d = o->closing; d && !dying; d = d->next)
 		dying = d->id == id;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&o->lock);
 	return dying;
 }
 
@@ -210,20 +215,20 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int owned_dying_ids(__u32 **out)
+int owned_dying_ids(struct owned *o, __u32 **out)
 {
 	struct dying_link *d;
 	size_t n = 0;
 	__u32 *ids;
 
-	pin_sync(owned_pin_owner()); /* pins removed by hand: dying too */
-	pthread_mutex_lock(&lock);
-	ids = malloc((dying_busy + 1) * sizeof(*ids));
-	for (d = dying_head; ids && d; d = d->next)
+	pin_sync(o->pin, &o->as_owner); /* pins removed by hand: dying too */
+	pthread_mutex_lock(&o->lock);
+	ids = malloc((o->dying_busy + 1) * sizeof(*ids));
+	for (d = o->dying_head; ids && d; d = d->next)
 		ids[n++] = d->id;
-	for (d = closing; ids && d; d = d->next)
+	for (d = o->closing; ids && d; d = d->next)
 		ids[n++] = d->id;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&o->lock);
 	if (!ids)
 		return -ENOMEM;
 	qsort(ids, n, sizeof(*ids), cmp_u32);
@@ -231,10 +236,10 @@ int owned_dying_ids(__u32 **out)
 	return n;
 }
 
-/* Move owned[at] to the reaper's queue; lock held. */
-static int owned_unlist(size_t at, bool unpinned)
+/* Move o->links[at] to the reaper's queue; lock held. */
+static int owned_unlist(struct owned *o, size_t at, bool unpinned)
 {
-	struct owned_link *l = owned[at];
+	struct owned_link *l = o->links[at];
 	struct dying_link *d = malloc(sizeof(*d));
 
 	if (!d)
@@ -245,81 +250,81 @@ static int owned_unlist(size_t at, bool unpinned)
 	d->slot = l->slot;
 	d->nslots = l->nslots;
 	d->unpinned = unpinned;
-	if (pin_enabled() && !unpinned)
-		pin_drop(l->id); /* durable at once; the reaper waits */
-	*dying_tail = d;
-	dying_tail = &d->next;
-	dying_busy++;
-	memmove(&owned[at], &owned[at + 1],
-		(owned_len - at - 1) * sizeof(*owned));
-	owned_len--;
+	if (o->pin && !unpinned)
+		pin_drop(o->pin, l->id); /* durable at once; the reaper waits */
+	*o->dying_tail = d;
+	o->dying_tail = &d->next;
+	o->dying_busy++;
+	memmove(&o->links[at], &o->links[at + 1],
+		(o->len - at - 1) * sizeof(*o->links));
+	o->len--;
 	owned_free(l);
-	pthread_cond_signal(&reaper_wake);
+	pthread_cond_signal(&o->reaper_wake);
 	return 0;
 }
 
 /* Unlist @id for the reaper; -ENOENT when it is not owned. */
-static int owned_take(__u32 id, bool unpinned)
+static int owned_take(struct owned *o, __u32 id, bool unpinned)
 {
 	bool found;
 	size_t at;
 	int err;
 
-	pthread_mutex_lock(&lock);
-	at = owned_find(id, &found);
-	err = found ? owned_unlist(at, unpinned) : -ENOENT;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&o->lock);
+	at = owned_find(o, id, &found);
+	err = found ? owned_unlist(o, at, unpinned) : -ENOENT;
+	pthread_mutex_unlock(&o->lock);
 	return err;
 }
 
-int owned_remove(__u32 id)
+int owned_remove(struct owned *o, __u32 id)
 {
-	int err = owned_take(id, false);
+	int err = owned_take(o, id, false);
 
 	if (err == -ENOENT) {
 		__u32 type;
 
 		/* A live link that is not ours: refuse; else it is unknown. */
-		if (!owned_is_dying(id) && link_type_read(id, &type) == 0 &&
+		if (!owned_is_dying(o, id) && link_type_read(id, &type) == 0 &&
 		    type == LINK_TYPE_PERF_EVENT)
 			return -EPERM;
 	}
 	return err;
 }
 
-int owned_forget(__u32 id)
+int owned_forget(struct owned *o, __u32 id)
 {
-	return owned_take(id, true);
+	return owned_take(o, id, true);
 }
 
-int owned_ids(__u32 **out)
+int owned_ids(struct owned *o, __u32 **out)
 {
 	__u32 *ids;
 	size_t i;
 
-	pthread_mutex_lock(&lock);
-	ids = malloc((owned_len ? owned_len : 1) * sizeof(*ids));
-	for (i = 0; ids && i < owned_len; i++)
-		ids[i] = owned[i]->id;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&o->lock);
+	ids = malloc((o->len ? o->len : 1) * sizeof(*ids));
+	for (i = 0; ids && i < o->len; i++)
+		ids[i] = o->links[i]->id;
+	pthread_mutex_unlock(&o->lock);
 	if (!ids)
 		return -ENOMEM;
 	*out = ids;
 	return i;
 }
 
-int owned_remove_all(void)
+int owned_remove_all(struct owned *o)
 {
 	int n = 0;
 
-	pthread_mutex_lock(&lock);
-	while (owned_len && owned_unlist(owned_len - 1, false) == 0)
+	pthread_mutex_lock(&o->lock);
+	while (o->len && owned_unlist(o, o->len - 1, false) == 0)
 		n++;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&o->lock);
 	return n;
 }
 
-char *owned_list(size_t *len)
+char *owned_list(struct owned *o, size_t *len)
 {
 	size_t cap = 4096, used = 0, i;
 	char *buf = malloc(cap);
@@ -327,64 +332,64 @@ char *owned_list(size_t *len)
 	if (!buf)
 		return NULL;
 	/* links whose pins were removed by hand are not listed */
-	pin_sync(owned_pin_owner());
-	pthread_mutex_lock(&lock);
-	for (i = 0; i < owned_len; i++) {
-		const struct owned_link *o = owned[i];
-		size_t need = strlen(o->spec) + 16;
+	pin_sync(o->pin, &o->as_owner);
+	pthread_mutex_lock(&o->lock);
+	for (i = 0; i < o->len; i++) {
+		const struct owned_link *l = o->links[i];
+		size_t need = strlen(l->spec) + 16;
 
 		if (used + need >= cap) {
 			char *p = realloc(buf, cap * 2 + need);
 
 			if (!p) {
-				pthread_mutex_unlock(&lock);
+				pthread_mutex_unlock(&o->lock);
 				free(buf);
 				return NULL;
 			}
 			buf = p;
 			cap = cap * 2 + need;
 		}
-		used += snprintf(buf + used, cap - used, "%u\t%s\n", o->id,
-				 o->spec);
+		used += snprintf(buf + used, cap - used, "%u\t%s\n", l->id,
+				 l->spec);
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&o->lock);
 	buf[used] = '\0';
 	*len = used;
 	return buf;
 }
 
 /* A pinned link is owned with no fd: its pin holds it. */
-static int owned_add_pinned(const struct owned_info *info)
+static int owned_add_held_by_pin(struct owned *o, const struct owned_info *info)
 {
-	return owned_add(info, -1);
+	return owned_add(o, info, -1);
 }
 
-static const struct pin_owner registry = {
-	.ids = owned_ids,
-	.forget = owned_forget,
-	.add = owned_add_pinned,
-};
-
-const struct pin_owner *owned_pin_owner(void)
+int owned_add_pinned(struct owned *o, const struct owned_info *info, int fd,
+		     char *msg, size_t mlen)
 {
-	return &registry;
+	return pin_link(o->pin, info, fd, &o->as_owner, msg, mlen);
 }
 
-size_t owned_count(void)
+int owned_adopt(struct owned *o)
+{
+	return o->pin ? pin_adopt(o->pin, &o->as_owner) : 0;
+}
+
+size_t owned_count(struct owned *o)
 {
 	size_t n;
 
-	pthread_mutex_lock(&lock);
-	n = owned_len;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&o->lock);
+	n = o->len;
+	pthread_mutex_unlock(&o->lock);
 	return n;
 }
 
-static void closing_unlink(struct dying_link *d)
+static void closing_unlink(struct owned *o, struct dying_link *d)
 {
 	struct dying_link **pp;
 
-	for (pp = &closing; *pp; pp = &(*pp)->next)
+	for (pp = &o->closing; *pp; pp = &(*pp)->next)
 		if (*pp == d) {
 			*pp = d->next;
 			return;
@@ -428,71 +433,130 @@ static bool still_held(const struct dying_link *d)
 }
 
 /* A multi link's slots, one per target, or a single link's one. */
-static void slots_free(const struct dying_link *d)
+static void slots_free(struct counter *c, const struct dying_link *d)
 {
 	unsigned int i;
 
 	for (i = 0; i < (d->nslots ? d->nslots : 1); i++)
-		counter_slot_free(the_counter, d->slot + i);
+		counter_slot_free(c, d->slot + i);
+}
+
+/* The next removed link to close, or NULL when owned_close() stops us. */
+static struct dying_link *reaper_next(struct owned *o)
+{
+	struct dying_link *d;
+
+	pthread_mutex_lock(&o->lock);
+	while (!o->dying_head && !o->stopping)
+		pthread_cond_wait(&o->reaper_wake, &o->lock);
+	d = o->dying_head;
+	if (d) {
+		o->dying_head = d->next;
+		if (!o->dying_head)
+			o->dying_tail = &o->dying_head;
+		d->next = o->closing;
+		o->closing = d;
+	}
+	pthread_mutex_unlock(&o->lock);
+	return d;
 }
 
 static void *reaper_main(void *arg)
 {
-	for (;;) {
-		struct dying_link *d;
+	struct owned *o = arg;
+	struct dying_link *d;
 
-		pthread_mutex_lock(&lock);
-		while (!dying_head)
-			pthread_cond_wait(&reaper_wake, &lock);
-		d = dying_head;
-		dying_head = d->next;
-		if (!dying_head)
-			dying_tail = &dying_head;
-		d->next = closing;
-		closing = d;
-		pthread_mutex_unlock(&lock);
-
+	while ((d = reaper_next(o))) {
 		/* The slot is reused only once the kernel has let go. */
 		if (d->fd >= 0)
 			close(d->fd);
-		if (pin_enabled())
-			pin_unlink(d->id);
+		if (o->pin)
+			pin_unlink(o->pin, d->id);
 		wait_released(d->id);
-		if (d->slot > 0 && the_counter && !still_held(d))
-			slots_free(d);
-		pthread_mutex_lock(&lock);
-		closing_unlink(d);
-		if (--dying_busy == 0)
-			pthread_cond_broadcast(&reaper_idle);
-		pthread_mutex_unlock(&lock);
+		if (d->slot > 0 && o->counter && !still_held(d))
+			slots_free(o->counter, d);
+		pthread_mutex_lock(&o->lock);
+		closing_unlink(o, d);
+		if (--o->dying_busy == 0)
+			pthread_cond_broadcast(&o->reaper_idle);
+		pthread_mutex_unlock(&o->lock);
 		free(d);
 	}
 	return NULL;
 }
 
-int reaper_start(void)
+int reaper_start(struct owned *o)
 {
-	pthread_t t;
-	int i, err;
+	int err;
 
-	for (i = 0; i < REAPER_THREADS; i++) {
-		err = pthread_create(&t, NULL, reaper_main, NULL);
+	while (o->nreapers < REAPER_THREADS) {
+		err = pthread_create(&o->reapers[o->nreapers], NULL,
+				     reaper_main, o);
 		if (err)
 			return -err;
-		pthread_detach(t);
+		o->nreapers++;
 	}
 	return 0;
 }
 
-void reaper_drain(void)
+void reaper_drain(struct owned *o)
 {
 	/* with pin_dir, owned links outlive the daemon: it adopts them again */
-	int n = pin_enabled() ? 0 : owned_remove_all();
+	int n = o->pin ? 0 : owned_remove_all(o);
 
 	if (n)
 		log_msg(LOG_INFO, "detaching %d owned link(s)", n);
-	pthread_mutex_lock(&lock);
-	while (dying_busy)
-		pthread_cond_wait(&reaper_idle, &lock);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&o->lock);
+	while (o->dying_busy && o->nreapers)
+		pthread_cond_wait(&o->reaper_idle, &o->lock);
+	pthread_mutex_unlock(&o->lock);
+}
+
+int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
+{
+	struct owned *o = calloc(1, sizeof(*o));
+	int err;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_cond_init(&o->reaper_wake, NULL);
+	pthread_cond_init(&o->reaper_idle, NULL);
+	o->dying_tail = &o->dying_head;
+	o->as_owner = (struct pin_owner){.registry = o,
+					 .ids = owned_ids,
+					 .forget = owned_forget,
+					 .add = owned_add_held_by_pin};
+	err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots, &o->counter)
+		      : counter_open(&o->counter, slots);
+	if (err) {
+		owned_close(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+void owned_close(struct owned *o)
+{
+	int i;
+
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->stopping = true;
+	pthread_cond_broadcast(&o->reaper_wake);
+	pthread_mutex_unlock(&o->lock);
+	for (i = 0; i < o->nreapers; i++)
+		pthread_join(o->reapers[i], NULL);
+	while (o->len)
+		owned_free(o->links[--o->len]);
+	free(o->links);
+	pin_dir_close(o->pin);
+	counter_close(o->counter);
+	pthread_cond_destroy(&o->reaper_idle);
+	pthread_cond_destroy(&o->reaper_wake);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
 }

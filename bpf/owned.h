@@ -15,17 +15,44 @@
 #include "parse.h"
 
 struct counter;
-struct pin_owner;
+
+/*
+ * The kernel library's mutable state for one daemon, passed explicitly as
+ * the first argument of everything that reads or changes it: the registry
+ * of owned links (and its reaper threads), the counter they count in, and
+ * with -o pin_dir the pin_dir they are pinned in (pin.c's state). Made by
+ * owned_open() at start-up, freed by owned_close() at exit; the daemon
+ * keeps it in its FUSE userdata (fs/daemon.h). Thread-safe.
+ */
+struct owned;
 
 /**
- * owned_counter_set() - the counter owned links count in (the built-in
- * program and its hits map); set once at start-up, before any link is made
- * @c: opened by counter_open() or pin_dir_open(); the caller closes it
+ * owned_open() - the registry, with its counter
+ * @out: out, the handle; NULL on failure
+ * @pin_dir: -o pin_dir=DIR, or NULL: the counter is then loaded afresh,
+ *           else pin_dir_open() opens it on DIR's hits map (and the
+ *           registry pins every link it owns in DIR)
+ * @slots: the counter's size (counter_open()), when made afresh
+ *
+ * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
+ * prints a message naming the cause); nothing is left open on failure.
  */
-void owned_counter_set(struct counter *c);
+int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
 
-/** owned_counter() - the counter set by owned_counter_set(), or NULL */
-struct counter *owned_counter(void);
+/**
+ * owned_close() - free the registry: stops the reaper threads (after
+ * reaper_drain()), closes the counter and the pin_dir; NULL is ignored
+ */
+void owned_close(struct owned *o);
+
+/**
+ * owned_counter() - the counter owned links count in (the built-in
+ * program and its hits map), opened by owned_open(); never NULL
+ */
+struct counter *owned_counter(const struct owned *o);
+
+/** owned_pinning() - true when owned links are pinned (-o pin_dir) */
+bool owned_pinning(const struct owned *o);
 
 struct owned_info {
 	__u32 id;
@@ -48,16 +75,16 @@ struct owned_info {
  * @fd: the link fd, owned by the registry from now on
  * Return: 0 or -ENOMEM.
  */
-int owned_add(const struct owned_info *info, int fd);
+int owned_add(struct owned *o, const struct owned_info *info, int fd);
 
 /**
  * owned_get() - copy an owned link's record
  * Return: 0, or -ENOENT when @id is not owned (or being removed).
  */
-int owned_get(__u32 id, struct owned_info *out);
+int owned_get(struct owned *o, __u32 id, struct owned_info *out);
 
 /** owned_is_dying() - @id was removed and waits for the reaper */
-bool owned_is_dying(__u32 id);
+bool owned_is_dying(struct owned *o, __u32 id);
 
 /**
  * owned_dying_ids() - every id removed but maybe still listed by the
@@ -65,14 +92,14 @@ bool owned_is_dying(__u32 id);
  * release ends during it is not listed
  * Return: the count and a malloc'd array in *ids, or -ENOMEM.
  */
-int owned_dying_ids(__u32 **ids);
+int owned_dying_ids(struct owned *o, __u32 **ids);
 
 /**
  * owned_remove() - detach an owned link: it leaves the tree at once, the
  * reaper closes its fd and frees its counter slot in the background.
  * Return: 0, -ENOENT (unknown id), -EPERM (a link this mount does not own).
  */
-int owned_remove(__u32 id);
+int owned_remove(struct owned *o, __u32 id);
 
 /**
  * owned_forget() - an owned link lost its pin (removed by hand): unlist it
@@ -80,37 +107,48 @@ int owned_remove(__u32 id);
  * taken if something else still holds the link
  * Return: 0, or -ENOENT when @id is not owned.
  */
-int owned_forget(__u32 id);
+int owned_forget(struct owned *o, __u32 id);
 
 /**
  * owned_ids() - the ids of every owned link, ascending
  * Return: the count and a malloc'd array in *ids, or -ENOMEM.
  */
-int owned_ids(__u32 **ids);
+int owned_ids(struct owned *o, __u32 **ids);
 
 /** owned_remove_all() - owned_remove() every owned link; returns the count */
-int owned_remove_all(void);
+int owned_remove_all(struct owned *o);
 
 /**
  * owned_list() - "ID<TAB>COMMAND\n" for every owned link, in id order
  * Return: malloc'd string (caller frees) and its length in *len; NULL on
  * ENOMEM.
  */
-char *owned_list(size_t *len);
+char *owned_list(struct owned *o, size_t *len);
 
 /** owned_count() - number of owned links */
-size_t owned_count(void);
+size_t owned_count(struct owned *o);
 
 /**
- * owned_pin_owner() - this registry as pin.c sees it (owned ids, forget,
- * add with no fd): for pin_link(), pin_sync() and pin_adopt()
+ * owned_add_pinned() - with pin_dir: pin a link just made in DIR, record
+ * what adoption needs and register it, held by its pin (pin_link())
+ * @fd: the link fd; the caller closes it afterwards
+ * @msg: on failure, what happened and what to do (@mlen bytes)
+ * Return: 0 or -errno (nothing left behind on failure).
  */
-const struct pin_owner *owned_pin_owner(void);
+int owned_add_pinned(struct owned *o, const struct owned_info *info, int fd,
+		     char *msg, size_t mlen);
+
+/**
+ * owned_adopt() - with pin_dir: own again every link pinned in DIR by an
+ * earlier daemon (pin_adopt()); without, nothing
+ * Return: the number adopted.
+ */
+int owned_adopt(struct owned *o);
 
 /** reaper_start() - start the threads that close removed links' fds */
-int reaper_start(void);
+int reaper_start(struct owned *o);
 
 /** reaper_drain() - remove every owned link and wait until all are closed */
-void reaper_drain(void);
+void reaper_drain(struct owned *o);
 
 #endif

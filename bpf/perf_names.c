@@ -61,7 +61,9 @@ static const char *const hw_cache_results[] = { "refs", "misses" };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x). */
+/* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x): facts
+ * of the running kernel, set once at start (perf_sw_alias_set()), read-only
+ * afterwards. */
 struct sw_alias {
 	uint32_t type;
 	uint64_t config;

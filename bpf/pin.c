@@ -61,30 +61,29 @@ struct pin_events {
 	__u32 *ids; /* DIR/link_ID that went */
 };
 
-static char pin_root[PATH_MAX];
-static int meta_fd = -1, lock_fd = -1, watch_fd = -1, watch_wd = -1;
-static dev_t root_dev;
-static ino_t root_ino;
-/* pinning holds it shared; acting on removed pins, exclusive */
-static pthread_rwlock_t pin_lock = PTHREAD_RWLOCK_INITIALIZER;
-/* reading the watch, need_repair, repairing */
-static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool need_repair;
-/* the counter pin_dir_open() opened on DIR/hits, pinned again by repair() */
-static struct counter *pin_counter;
-
-bool pin_enabled(void)
-{
-	return pin_root[0] != '\0';
-}
+/* One daemon's pin_dir (pin_dir_open()) */
+struct pin_dir {
+	char root[PATH_MAX];
+	int meta_fd, lock_fd, watch_fd, watch_wd;
+	dev_t root_dev;
+	ino_t root_ino;
+	/* pinning holds it shared; acting on removed pins, exclusive */
+	pthread_rwlock_t pin_lock;
+	/* reading the watch, need_repair, repairing */
+	pthread_mutex_t sync_lock;
+	bool need_repair;
+	/* the counter opened on DIR/hits, pinned again by repair() */
+	struct counter *counter;
+};
 
 /* Open DIR/NAME, or make it with @make and pin it there. */
-static int map_open_or_make(const char *name, int (*make)(void *arg), void *arg)
+static int map_open_or_make(const struct pin_dir *pd, const char *name,
+			    int (*make)(void *arg), void *arg)
 {
 	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", pin_root, name);
+	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
 	fd = bpf_obj_get(path);
 	if (fd >= 0 || errno != ENOENT)
 		return fd >= 0 ? fd : -errno;
@@ -108,16 +107,17 @@ static int meta_make(void *arg)
 	return fd < 0 ? -errno : fd;
 }
 
-/* hits_make()'s argument: where the counter goes, and its size */
+/* hits_make()'s argument: where the counter goes, its size, the pin_dir */
 struct hits_arg {
 	struct counter **counter;
 	__u32 slots;
+	const char *root;
 };
 
 static int hits_make(void *arg)
 {
 	struct hits_arg *h = arg;
-	int err = counter_open(h->counter, h->slots);
+	int err = counter_open_pinned(h->counter, h->slots, -1, h->root);
 
 	if (err)
 		return err;
@@ -125,82 +125,119 @@ static int hits_make(void *arg)
 }
 
 /* Make @fd (the lock on DIR) ours: remember DIR's inode, watch it. */
-static void dir_adopt_fd(int fd)
+static void dir_adopt_fd(struct pin_dir *pd, int fd)
 {
 	char self[64];
 	struct stat st;
 
-	if (lock_fd >= 0)
-		close(lock_fd);
-	lock_fd = fd;
+	if (pd->lock_fd >= 0)
+		close(pd->lock_fd);
+	pd->lock_fd = fd;
 	if (fstat(fd, &st) == 0) {
-		root_dev = st.st_dev;
-		root_ino = st.st_ino;
+		pd->root_dev = st.st_dev;
+		pd->root_ino = st.st_ino;
 	}
-	if (watch_fd < 0)
-		watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (watch_fd >= 0 && watch_wd >= 0)
-		inotify_rm_watch(watch_fd, watch_wd);
+	if (pd->watch_fd < 0)
+		pd->watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (pd->watch_fd >= 0 && pd->watch_wd >= 0)
+		inotify_rm_watch(pd->watch_fd, pd->watch_wd);
 	/* through the fd: the directory we locked, whatever the path is now */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	watch_wd = watch_fd < 0 ? -1
-				: inotify_add_watch(watch_fd, self, WATCH_MASK);
-	if (watch_wd < 0)
+	pd->watch_wd = pd->watch_fd < 0 ? -1
+					: inotify_add_watch(pd->watch_fd, self,
+							    WATCH_MASK);
+	if (pd->watch_wd < 0)
 		log_msg(LOG_WARNING,
 			"pin_dir %s: cannot watch it (%s): a "
 			"removed pin_dir is still noticed, single "
 			"removed pins are not",
-			pin_root, strerror(errno));
+			pd->root, strerror(errno));
 }
 
-int pin_dir_open(const char *dir, __u32 slots, struct counter **counter)
+/* DIR's maps: meta, and hits with the counter loaded on it. */
+static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter)
 {
-	struct hits_arg harg = {counter, slots};
-	char msg[PATH_MAX + 256];
-	int err = pin_dir_normalize(dir, pin_root, sizeof(pin_root), msg,
-				    sizeof(msg)),
-	    hits;
+	struct hits_arg harg = {counter, slots, pd->root};
+	int hits, err;
 
-	if (!err)
-		err = pin_dir_take(pin_root, msg, sizeof(msg));
-	if (err < 0) {
-		fprintf(stderr, "bpflinkfs: %s\n", msg);
-		pin_root[0] = '\0';
-		return err;
-	}
-	dir_adopt_fd(err);
-	meta_fd = map_open_or_make("meta", meta_make, NULL);
-	hits = meta_fd < 0 ? meta_fd
-			   : map_open_or_make("hits", hits_make, &harg);
+	pd->meta_fd = map_open_or_make(pd, "meta", meta_make, NULL);
+	hits = pd->meta_fd < 0 ? pd->meta_fd
+			       : map_open_or_make(pd, "hits", hits_make, &harg);
 	if (hits >= 0 && !*counter)
-		err = counter_open_reuse(counter, hits);
+		err = counter_open_pinned(counter, 0, hits, pd->root);
 	else
 		err = hits < 0 ? hits : 0;
 	if (hits >= 0)
 		close(hits);
-	pin_counter = *counter;
-	if (err) {
+	pd->counter = *counter;
+	if (err)
 		fprintf(stderr,
 			"bpflinkfs: pin_dir %s: cannot open its maps: "
 			"%s\n",
-			pin_root, strerror(-err));
-		pin_root[0] = '\0';
-	}
+			pd->root, strerror(-err));
 	return err;
 }
 
-static void link_pin_path(__u32 id, char *buf, size_t len)
+int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
+		 struct counter **counter)
 {
-	snprintf(buf, len, "%s/link_%u", pin_root, id);
+	struct pin_dir *pd = calloc(1, sizeof(*pd));
+	char msg[PATH_MAX + 256];
+	int err;
+
+	*out = NULL;
+	if (!pd)
+		return -ENOMEM;
+	pd->meta_fd = pd->lock_fd = pd->watch_fd = pd->watch_wd = -1;
+	pthread_rwlock_init(&pd->pin_lock, NULL);
+	pthread_mutex_init(&pd->sync_lock, NULL);
+	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root), msg,
+				sizeof(msg));
+	if (!err)
+		err = pin_dir_take(pd->root, msg, sizeof(msg));
+	if (err < 0) {
+		fprintf(stderr, "bpflinkfs: %s\n", msg);
+		pin_dir_close(pd);
+		return err;
+	}
+	dir_adopt_fd(pd, err);
+	err = maps_open(pd, slots, counter);
+	if (err) {
+		pin_dir_close(pd);
+		return err;
+	}
+	*out = pd;
+	return 0;
+}
+
+void pin_dir_close(struct pin_dir *pd)
+{
+	if (!pd)
+		return;
+	if (pd->meta_fd >= 0)
+		close(pd->meta_fd);
+	if (pd->watch_fd >= 0)
+		close(pd->watch_fd);
+	if (pd->lock_fd >= 0)
+		close(pd->lock_fd);
+	pthread_mutex_destroy(&pd->sync_lock);
+	pthread_rwlock_destroy(&pd->pin_lock);
+	free(pd);
+}
+
+static void link_pin_path(const struct pin_dir *pd, __u32 id, char *buf,
+			  size_t len)
+{
+	snprintf(buf, len, "%s/link_%u", pd->root, id);
 }
 
 /* DIR is still the directory we locked. */
-static bool dir_same(void)
+static bool dir_same(const struct pin_dir *pd)
 {
 	struct stat st;
 
-	return stat(pin_root, &st) == 0 && st.st_dev == root_dev &&
-	       st.st_ino == root_ino;
+	return stat(pd->root, &st) == 0 && st.st_dev == pd->root_dev &&
+	       st.st_ino == pd->root_ino;
 }
 
 static void event_note(struct pin_events *ev, const struct inotify_event *e)
@@ -222,13 +259,14 @@ static void event_note(struct pin_events *ev, const struct inotify_event *e)
 		}
 		ev->ids[ev->n++] = id;
 	} else if (e->len &&
-		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta"))) {
+		   (!strcmp(e->name, "hits") || !strcmp(e->name, "meta") ||
+		    counter_is_pin_name(e->name))) {
 		ev->maps = true;
 	}
 }
 
 /* What happened to DIR since the last call; true when anything did. */
-static bool watch_read(struct pin_events *ev)
+static bool watch_read(struct pin_dir *pd, struct pin_events *ev)
 {
 	char buf[4096]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
@@ -236,11 +274,11 @@ static bool watch_read(struct pin_events *ev)
 	ssize_t len;
 	char *p;
 
-	if (watch_wd < 0) {
-		ev->rescan = !dir_same();
+	if (pd->watch_wd < 0) {
+		ev->rescan = !dir_same(pd);
 		return ev->rescan;
 	}
-	while ((len = read(watch_fd, buf, sizeof(buf))) > 0)
+	while ((len = read(pd->watch_fd, buf, sizeof(buf))) > 0)
 		for (p = buf; p < buf + len; p += sizeof(*e) + e->len) {
 			e = (const struct inotify_event *)p;
 			event_note(ev, e);
@@ -249,78 +287,78 @@ static bool watch_read(struct pin_events *ev)
 }
 
 /* Every owned link whose pin is gone; the count. */
-static int rescan(const struct pin_owner *owner)
+static int rescan(const struct pin_dir *pd, const struct pin_owner *owner)
 {
 	char path[PATH_MAX];
 	__u32 *ids = NULL;
-	int n = owner->ids(&ids), i, gone = 0;
+	int n = owner->ids(owner->registry, &ids), i, gone = 0;
 
 	for (i = 0; i < n; i++) {
-		link_pin_path(ids[i], path, sizeof(path));
+		link_pin_path(pd, ids[i], path, sizeof(path));
 		/* ENOTDIR: something else took DIR's place */
 		if (access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
-			gone += owner->forget(ids[i]) == 0;
+			gone += owner->forget(owner->registry, ids[i]) == 0;
 	}
 	free(ids);
 	return gone;
 }
 
 /* Act on @ev; pin_lock held exclusively (no pin between pin and add). */
-static void sync_apply(const struct pin_events *ev,
+static void sync_apply(struct pin_dir *pd, const struct pin_events *ev,
 		       const struct pin_owner *owner)
 {
 	size_t i;
 	int gone = 0;
 
 	for (i = 0; i < ev->n; i++)
-		gone += owner->forget(ev->ids[i]) == 0;
+		gone += owner->forget(owner->registry, ev->ids[i]) == 0;
 	if (ev->rescan)
-		gone += rescan(owner);
-	if (ev->maps || (ev->rescan && !dir_same()))
-		need_repair = true;
+		gone += rescan(pd, owner);
+	if (ev->maps || (ev->rescan && !dir_same(pd)))
+		pd->need_repair = true;
 	if (gone)
 		log_msg(LOG_WARNING,
 			"pin_dir %s: %d owned link(s) lost their "
 			"pin (removed by hand): no longer owned, "
 			"and detached unless held elsewhere",
-			pin_root, gone);
+			pd->root, gone);
 }
 
-void pin_sync(const struct pin_owner *owner)
+void pin_sync(struct pin_dir *pd, const struct pin_owner *owner)
 {
 	struct pin_events ev = {0};
 
-	if (!pin_enabled())
+	if (!pd)
 		return;
-	pthread_mutex_lock(&sync_lock);
-	if (watch_read(&ev)) {
-		pthread_rwlock_wrlock(&pin_lock);
-		sync_apply(&ev, owner);
-		pthread_rwlock_unlock(&pin_lock);
+	pthread_mutex_lock(&pd->sync_lock);
+	if (watch_read(pd, &ev)) {
+		pthread_rwlock_wrlock(&pd->pin_lock);
+		sync_apply(pd, &ev, owner);
+		pthread_rwlock_unlock(&pd->pin_lock);
 	}
-	pthread_mutex_unlock(&sync_lock);
+	pthread_mutex_unlock(&pd->sync_lock);
 	free(ev.ids);
 }
 
 /* Pin @fd as DIR/@name again unless something is there. */
-static int repin(const char *name, int fd)
+static int repin(const struct pin_dir *pd, const char *name, int fd)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", pin_root, name);
+	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
 	if (bpf_obj_pin(fd, path) && errno != EEXIST)
 		return -errno;
 	return 0;
 }
 
 /* DIR or its maps were removed by hand: make them again (sync_lock held). */
-static int repair(char *msg, size_t mlen)
+static int repair(struct pin_dir *pd, char *msg, size_t mlen)
 {
 	char why[PATH_MAX + 256];
 	int fd, err;
 
-	if (!dir_same()) {
-		fd = pin_dir_take(pin_root, why, sizeof(why));
+	if (!dir_same(pd)) {
+		fd = pin_dir_take(pd->root, why, sizeof(why));
 		if (fd < 0) {
 			snprintf(msg, mlen,
 				 "pin_dir was removed while mounted "
@@ -328,38 +366,41 @@ static int repair(char *msg, size_t mlen)
 				 why);
 			return fd;
 		}
-		dir_adopt_fd(fd);
+		dir_adopt_fd(pd, fd);
 		log_msg(LOG_WARNING,
 			"pin_dir %s was removed while mounted "
 			"(its links detached): made it again",
-			pin_root);
+			pd->root);
 	}
-	err = repin("meta", meta_fd);
+	err = repin(pd, "meta", pd->meta_fd);
 	if (!err)
-		err = repin("hits", counter_map_fd(pin_counter));
+		err = repin(pd, "hits", counter_map_fd(pd->counter));
+	if (!err)
+		err = counter_pin_events(pd->counter, pd->root);
 	if (err)
 		snprintf(msg, mlen,
 			 "pin_dir %s was changed by hand and its "
 			 "maps cannot be pinned again (%s): restart "
 			 "bpflinkfs",
-			 pin_root, strerror(-err));
-	need_repair = err != 0;
+			 pd->root, strerror(-err));
+	pd->need_repair = err != 0;
 	return err;
 }
 
 /* pin_sync(), then make DIR whole again if it was removed. */
-static int pin_ready(const struct pin_owner *owner, char *msg, size_t mlen)
+static int pin_ready(struct pin_dir *pd, const struct pin_owner *owner,
+		     char *msg, size_t mlen)
 {
 	int err = 0;
 
-	pin_sync(owner);
-	pthread_mutex_lock(&sync_lock);
-	if (need_repair) {
-		pthread_rwlock_wrlock(&pin_lock);
-		err = repair(msg, mlen);
-		pthread_rwlock_unlock(&pin_lock);
+	pin_sync(pd, owner);
+	pthread_mutex_lock(&pd->sync_lock);
+	if (pd->need_repair) {
+		pthread_rwlock_wrlock(&pd->pin_lock);
+		err = repair(pd, msg, mlen);
+		pthread_rwlock_unlock(&pd->pin_lock);
 	}
-	pthread_mutex_unlock(&sync_lock);
+	pthread_mutex_unlock(&pd->sync_lock);
 	return err;
 }
 
@@ -377,25 +418,25 @@ static void meta_fill(struct pin_meta *m, const struct owned_info *info)
 }
 
 /* Record, pin and own; pin_lock held shared. */
-static int pin_own(const struct owned_info *info, int fd,
+static int pin_own(struct pin_dir *pd, const struct owned_info *info, int fd,
 		   const struct pin_meta *m, const struct pin_owner *owner)
 {
 	char path[PATH_MAX];
 	int err = 0;
 
-	if (bpf_map_update_elem(meta_fd, &info->id, m, BPF_NOEXIST))
+	if (bpf_map_update_elem(pd->meta_fd, &info->id, m, BPF_NOEXIST))
 		return -errno;
-	link_pin_path(info->id, path, sizeof(path));
+	link_pin_path(pd, info->id, path, sizeof(path));
 	if (bpf_obj_pin(fd, path))
 		err = -errno;
-	else if ((err = owner->add(info)))
+	else if ((err = owner->add(owner->registry, info)))
 		unlink(path);
 	if (err)
-		bpf_map_delete_elem(meta_fd, &info->id);
+		bpf_map_delete_elem(pd->meta_fd, &info->id);
 	return err;
 }
 
-int pin_link(const struct owned_info *info, int fd,
+int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
 	     const struct pin_owner *owner, char *msg, size_t mlen)
 {
 	struct pin_meta *m = calloc(1, sizeof(*m));
@@ -405,37 +446,37 @@ int pin_link(const struct owned_info *info, int fd,
 		meta_fill(m, info);
 	/* DIR may go between the check and the pin: then once more */
 	for (tries = 0; err == -ENOENT && tries < 2; tries++) {
-		err = pin_ready(owner, msg, mlen);
+		err = pin_ready(pd, owner, msg, mlen);
 		if (err) {
 			free(m);
 			return err; /* @msg says why */
 		}
-		pthread_rwlock_rdlock(&pin_lock);
-		err = pin_own(info, fd, m, owner);
-		pthread_rwlock_unlock(&pin_lock);
+		pthread_rwlock_rdlock(&pd->pin_lock);
+		err = pin_own(pd, info, fd, m, owner);
+		pthread_rwlock_unlock(&pd->pin_lock);
 	}
 	if (err)
 		snprintf(msg, mlen, "cannot pin the link in pin_dir %s: %s",
-			 pin_root, strerror(-err));
+			 pd->root, strerror(-err));
 	free(m);
 	return err;
 }
 
-void pin_drop(__u32 id)
+void pin_drop(struct pin_dir *pd, __u32 id)
 {
 	char path[PATH_MAX];
 
-	link_pin_path(id, path, sizeof(path));
+	link_pin_path(pd, id, path, sizeof(path));
 	unlink(path);
-	bpf_map_delete_elem(meta_fd, &id);
+	bpf_map_delete_elem(pd->meta_fd, &id);
 }
 
-void pin_unlink(__u32 id)
+void pin_unlink(struct pin_dir *pd, __u32 id)
 {
 	struct timespec tick = {0, 10 * 1000 * 1000};
 	int i, fd;
 
-	pin_drop(id);
+	pin_drop(pd, id);
 	/* the kernel releases an unpinned link from a work queue */
 	for (i = 0; i < 500; i++) {
 		fd = bpf_link_get_fd_by_id(id);
@@ -447,15 +488,15 @@ void pin_unlink(__u32 id)
 }
 
 /* Claim a record's slot, or every slot of a multi link's record. */
-static int slots_claim(const struct pin_meta *m)
+static int slots_claim(const struct pin_dir *pd, const struct pin_meta *m)
 {
 	unsigned int i, n = m->nslots ? m->nslots : 1;
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++)
-		err = counter_slot_claim(pin_counter, m->slot + i);
+		err = counter_slot_claim(pd->counter, m->slot + i);
 	while (err && i-- > 1)
-		counter_slot_free(pin_counter, m->slot + i - 1);
+		counter_slot_free(pd->counter, m->slot + i - 1);
 	return err;
 }
 
@@ -477,24 +518,25 @@ static bool adoptable(__u32 link_type, __u32 probe_kind)
 }
 
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
-static int adopt_one(const char *name, const struct pin_owner *owner)
+static int adopt_one(const struct pin_dir *pd, const char *name,
+		     const struct pin_owner *owner)
 {
 	struct owned_info *own = calloc(1, sizeof(*own));
 	struct pin_meta *m = malloc(sizeof(*m));
 	char path[PATH_MAX];
 	int fd = -1, err = own && m ? 0 : -ENOMEM;
 
-	snprintf(path, sizeof(path), "%s/%s", pin_root, name);
+	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
 	if (!err && (fd = bpf_obj_get(path)) < 0)
 		err = -errno;
 	if (!err)
 		err = link_info_read_fd(fd, &own->f, sizeof(own->f.name));
-	if (!err && bpf_map_lookup_elem(meta_fd, &own->f.id, m))
+	if (!err && bpf_map_lookup_elem(pd->meta_fd, &own->f.id, m))
 		err = -ENOENT;
 	if (!err && !adoptable(own->f.link_type, m->probe_kind))
 		err = -EINVAL;
 	if (!err && m->slot > 0)
-		err = slots_claim(m);
+		err = slots_claim(pd, m);
 	if (!err) {
 		own->id = own->f.id;
 		own->slot = m->slot;
@@ -506,7 +548,7 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 		snprintf(own->category, sizeof(own->category), "%s",
 			 m->category);
 		snprintf(own->spec, sizeof(own->spec), "%s", m->spec);
-		err = owner->add(own);
+		err = owner->add(owner->registry, own);
 	}
 	if (err)
 		log_msg(LOG_WARNING, "pin_dir: leaving %s alone: %s", path,
@@ -520,9 +562,9 @@ static int adopt_one(const char *name, const struct pin_owner *owner)
 	return err;
 }
 
-int pin_adopt(const struct pin_owner *owner)
+int pin_adopt(struct pin_dir *pd, const struct pin_owner *owner)
 {
-	DIR *d = opendir(pin_root);
+	DIR *d = opendir(pd->root);
 	struct dirent *e;
 	int n = 0;
 
@@ -530,18 +572,19 @@ int pin_adopt(const struct pin_owner *owner)
 		return 0;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "link_", 5) == 0) {
-			n += adopt_one(e->d_name, owner) == 0;
+			n += adopt_one(pd, e->d_name, owner) == 0;
 		} else if (e->d_name[0] != '.' && strcmp(e->d_name, "hits") &&
-			   strcmp(e->d_name, "meta")) {
+			   strcmp(e->d_name, "meta") &&
+			   !counter_is_pin_name(e->d_name)) {
 			log_msg(LOG_WARNING,
 				"pin_dir: leaving %s/%s alone: "
 				"not made by bpflinkfs",
-				pin_root, e->d_name);
+				pd->root, e->d_name);
 		}
 	}
 	closedir(d);
 	if (n)
 		log_msg(LOG_INFO, "pin_dir: adopted %d link(s) from %s", n,
-			pin_root);
+			pd->root);
 	return n;
 }

@@ -20,24 +20,37 @@
 struct counter;
 
 /*
+ * One daemon's pin_dir: DIR's path, its lock, the meta map, the inotify
+ * watch and the locks around them; made by pin_dir_open(), kept in the
+ * registry's handle (struct owned, owned.c), which passes it to every
+ * call below.
+ */
+struct pin_dir;
+
+/*
  * The registry that owns pinned links, as pin.c sees it. pin.c calls
  * nothing of owned.c by name (owned.c calls pin.c: pin_sync, pin_unlink),
- * so the two files do not call each other in a circle; owned_pin_owner()
- * hands out the registry's.
+ * so the two files do not call each other in a circle; owned.c hands its
+ * own in (with itself as @registry, the callbacks' first argument).
  */
 struct pin_owner {
-	int (*ids)(__u32 **ids); /* every owned id, malloc'd */
-	int (*forget)(__u32 id); /* its pin was removed by hand */
-	int (*add)(const struct owned_info *info); /* own a pinned link */
+	struct owned *registry;
+	int (*ids)(struct owned *o, __u32 **ids); /* every owned id, malloc'd */
+	int (*forget)(struct owned *o, __u32 id); /* pin removed by hand */
+	/* own a pinned link */
+	int (*add)(struct owned *o, const struct owned_info *info);
 };
 
 /**
  * pin_dir_open() - take DIR for this daemon
+ * @out: out, the pin_dir; NULL on failure; free with pin_dir_close()
  * @dir: absolute path inside a BPF file system; created if missing
  *
  * @slots: the counter's size, when DIR has no hits map yet
- * @counter: out: the counter, loaded on DIR's hits map; set (to close)
- * even on failure when it was opened; must be NULL on entry
+ * @counter: out: the counter, loaded on DIR's hits map (returned to the
+ * caller, who owns and closes it; the pin_dir keeps a pointer to pin it
+ * again); set (to close) even on failure when it was opened; must be NULL
+ * on entry
  *
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
  * the hits map (loading the counter on it) and the meta map; watches DIR
@@ -48,10 +61,12 @@ struct pin_owner {
  * pinned object or a file where a directory should be; -EBUSY: another
  * daemon has it), and nothing is made then.
  */
-int pin_dir_open(const char *dir, __u32 slots, struct counter **counter);
+int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
+		 struct counter **counter);
 
-/** pin_enabled() - true when pin_dir is in use */
-bool pin_enabled(void);
+/** pin_dir_close() - close what pin_dir_open() opened (not the counter);
+ * the pins stay. NULL is ignored. */
+void pin_dir_close(struct pin_dir *pd);
 
 /**
  * pin_link() - pin a new link, record what adoption needs, and register
@@ -67,11 +82,12 @@ bool pin_enabled(void);
  *
  * Return: 0 or -errno (nothing left behind on failure).
  */
-int pin_link(const struct owned_info *info, int fd,
+int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
 	     const struct pin_owner *owner, char *msg, size_t mlen);
 
 /**
  * pin_sync() - act on pins removed by hand since the last call
+ * @pd: the pin_dir; NULL (no pin_dir): nothing to do
  * @owner: the registry; @owner->forget is called for each such link
  *
  * DESIGN.md 4: removing a pin detaches the link it held, so an owned link
@@ -80,7 +96,7 @@ int pin_link(const struct owned_info *info, int fd,
  * again by the next pin_link(). Cheap (one non-blocking read) when nothing
  * happened; called before the owned list is read.
  */
-void pin_sync(const struct pin_owner *owner);
+void pin_sync(struct pin_dir *pd, const struct pin_owner *owner);
 
 /**
  * pin_drop() - remove an owned link's pin and record now, so that a removal
@@ -88,14 +104,14 @@ void pin_sync(const struct pin_owner *owner);
  * reaper gets to it (a restart would adopt a pin left behind); fast: the
  * kernel releases the link later, from a work queue
  */
-void pin_drop(__u32 id);
+void pin_drop(struct pin_dir *pd, __u32 id);
 
 /**
  * pin_unlink() - pin_drop(), then wait for the release: the kernel then
  * detaches it. Waits (up to 5 s) until the kernel no longer lists @id, so
  * that its counter slot can be reused.
  */
-void pin_unlink(__u32 id);
+void pin_unlink(struct pin_dir *pd, __u32 id);
 
 /**
  * pin_adopt() - adopt every link pinned in DIR: each perf-event link with
@@ -104,6 +120,6 @@ void pin_unlink(__u32 id);
  * @owner: the registry; @owner->add owns each adopted link
  * Return: the number adopted.
  */
-int pin_adopt(const struct pin_owner *owner);
+int pin_adopt(struct pin_dir *pd, const struct pin_owner *owner);
 
 #endif

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One parsed PROBE line to its link(s): the entry of link creation. A
- * wildcard line goes to multi_create.c, any other to create.c; both call
- * down only (multi_create.c falls back to create.c one match at a time).
+ * wildcard uprobe/kprobe line goes to multi_create.c, a fentry/fexit
+ * pattern to tracing_glob.c, any other (usdt, patterns included) to
+ * create.c; all call down only (multi_create.c and tracing_glob.c fall
+ * back to create.c one match at a time; create.c makes a usdt line's one
+ * multi link through multi_create.c's usdt_multi_create()).
  */
 #ifndef BPFLINKFS_PROBE_H
 #define BPFLINKFS_PROBE_H
@@ -12,15 +15,18 @@
 /**
  * probe_create() - make the link(s) for one parsed probe line
  *
- * Arguments, errors and what is left in @made on failure as
+ * @o: the registry the links are owned in, whose counter they count in
+ * Other arguments, errors and what is left in @made on failure as
  * single_probe_create() (create.h); a wildcard line makes one multi link
  * (multi_probe_create()), or one perf-event link per match where the
- * kernel has no multi links, with @warning saying so.
+ * kernel has no multi links, with @warning saying so; a fentry/fexit
+ * pattern one tracing link per match (tracing_glob_create()).
  *
  * Return: 0, or -errno (DESIGN.md 3.5).
  */
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *e, char *warning, size_t warning_len);
+int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
+		 size_t len, pid_t pid, struct id_list *made,
+		 struct path_memo *memo, struct bl_error *e, char *warning,
+		 size_t warning_len);
 
 #endif

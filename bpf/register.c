@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "owned.h"
-#include "pin.h"
 #include "register.h"
 
 /*
@@ -78,13 +77,14 @@ static void fields_from_probe(const struct probe_spec *p,
 		f->addr += p->offset;
 }
 
-int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
+int own_link(struct owned *o, const struct owned_info *own, int *lfd,
+	     struct bl_error *e)
 {
 	int err;
 
-	if (!pin_enabled())
-		return owned_add(own, *lfd);
-	err = pin_link(own, *lfd, owned_pin_owner(), e->msg, sizeof(e->msg));
+	if (!owned_pinning(o))
+		return owned_add(o, own, *lfd);
+	err = owned_add_pinned(o, own, *lfd, e->msg, sizeof(e->msg));
 	if (!err) {
 		close(*lfd);
 		*lfd = -1;
@@ -92,9 +92,10 @@ int own_link(const struct owned_info *own, int *lfd, struct bl_error *e)
 	return err;
 }
 
-int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
-		  const struct perf_probe *pp, __u64 cookie, int slot,
-		  const char *spec, int *lfd, struct bl_error *e, __u32 *id)
+int link_register(struct owned *o, const struct probe_spec *p,
+		  const struct uprobe_target *ut, const struct perf_probe *pp,
+		  __u64 cookie, int slot, const char *spec, int *lfd,
+		  struct bl_error *e, __u32 *id)
 {
 	struct owned_info *own = calloc(1, sizeof(*own));
 	int err = own ? 0 : -ENOMEM;
@@ -115,7 +116,7 @@ int link_register(const struct probe_spec *p, const struct uprobe_target *ut,
 			own->ino = ut->ino;
 		}
 		snprintf(own->spec, sizeof(own->spec), "%s", spec);
-		err = own_link(own, lfd, e);
+		err = own_link(o, own, lfd, e);
 		if (!err)
 			*id = own->f.id;
 	}

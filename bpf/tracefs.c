@@ -59,6 +59,8 @@ struct category_memo {
 	time_t when;
 };
 
+/* a pure memo private to this file (a timed copy of what tracefs says):
+ * a file static, not part of the handle of owned.h */
 static pthread_mutex_t category_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct category_memo category_memo[CATEGORY_CACHE];
 static unsigned int category_next;

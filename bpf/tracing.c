@@ -17,11 +17,15 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "counter.h"
+#include "events_record.h"
 #include "tracing.h"
 #include "counter_tracing.skel.h"
 
-#define VERIFIER_LOG_BYTES 4096
+/* a whole level-1 log of the program (a smaller buffer fails ENOSPC) */
+#define VERIFIER_LOG_BYTES (256 << 10)
 
+/* a pure memo private to this file (the kernel's BTF, loaded once) */
 static struct btf *vmlinux_btf;
 static pthread_once_t vmlinux_once = PTHREAD_ONCE_INIT;
 
@@ -91,11 +95,43 @@ static void module_name(const char *in, char *out, size_t len)
 }
 
 /*
- * FUNC's BTF id in vmlinux or in MODULE's BTF, and with a module the fd
- * of its BTF object (else -1 in *obj_fd).
+ * Where a fexit program finds the return value of FUNC in its context: after
+ * the arguments, each in as many u64 as its size takes (a pointer one), as
+ * the kernel's get_ctx_arg_idx() counts them. EVENTS_NO_RET for a function
+ * returning void (the verifier refuses that read) or one past the slots a
+ * raw tracepoint program may read (the instance is loaded as one first).
+ */
+static __u32 ret_offset(const struct btf *btf, __u32 func_id)
+{
+	const struct btf_type *fn = btf__type_by_id(btf, func_id);
+	const struct btf_type *proto =
+		fn ? btf__type_by_id(btf, fn->type) : NULL;
+	const struct btf_param *arg;
+	const struct btf_type *t;
+	__u32 off = 0, i;
+	__s64 size;
+
+	if (!proto || !btf_is_func_proto(proto) || !proto->type)
+		return EVENTS_NO_RET;
+	arg = btf_params(proto);
+	for (i = 0; i < btf_vlen(proto); i++, arg++) {
+		t = btf__type_by_id(btf, btf__resolve_type(btf, arg->type));
+		size = t && btf_is_ptr(t) ? 8
+					  : btf__resolve_size(btf, arg->type);
+		if (size <= 0)
+			return EVENTS_NO_RET;
+		off += (size + 7) / 8 * 8;
+	}
+	return off < EVENTS_CTX_SLOTS * 8 ? off : EVENTS_NO_RET;
+}
+
+/*
+ * FUNC's BTF id in vmlinux or in MODULE's BTF, with a module the fd of its
+ * BTF object (else -1 in *obj_fd), and where its return value is
+ * (ret_offset()).
  */
 static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
-		      struct bl_error *e)
+		      __u32 *ret_off, struct bl_error *e)
 {
 	struct btf *base = vmlinux(), *btf = base;
 	char mod[PROBE_NAME_MAX];
@@ -122,6 +158,8 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 		}
 	}
 	id = btf__find_by_name_kind(btf, p->symbol, BTF_KIND_FUNC);
+	if (id > 0)
+		*ret_off = ret_offset(btf, id);
 	if (btf != base)
 		btf__free(btf);
 	if (id > 0) {
@@ -144,17 +182,33 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 	return -ENOENT;
 }
 
-/* counter_rawtp with @slot in .rodata, loaded; @hits_fd < 0: its own map */
-static int instance_open(int hits_fd, uint32_t slot,
+/*
+ * counter_rawtp with @slot and @ret_off in .rodata, loaded on the maps of
+ * the counter @c (hits, the events maps and .bss: progs/events_common.h).
+ */
+static int instance_open(struct counter *c, uint32_t slot, __u32 ret_off,
 			 struct counter_tracing_bpf **out)
 {
-	struct counter_tracing_bpf *skel = counter_tracing_bpf__open();
-	int err;
+	struct counter_tracing_bpf *skel;
+	struct counter_events ev;
+	int err = counter_events_maps(c, &ev);
 
+	if (err)
+		return err;
+	skel = counter_tracing_bpf__open();
 	if (!skel)
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->slot = slot;
-	err = hits_fd >= 0 ? bpf_map__reuse_fd(skel->maps.hits, hits_fd) : 0;
+	skel->rodata->ret_off = ret_off;
+	err = bpf_map__reuse_fd(skel->maps.hits, ev.hits_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.events_on, ev.on_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.events_lost, ev.lost_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.events_ring, ev.ring_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.bss, ev.bss_fd);
 	if (!err)
 		err = counter_tracing_bpf__load(skel);
 	if (err) {
@@ -201,25 +255,29 @@ static int tracing_load(const struct counter_tracing_bpf *skel,
 	return fd < 0 ? -errno : fd;
 }
 
+/* The target of a fentry/fexit line, found in BTF (btf_target()). */
+struct tracing_target {
+	__u32 btf_id;
+	int obj_fd;
+	__u32 ret_off;
+};
+
 static int fentry_link(const struct probe_spec *p,
 		       const struct counter_tracing_bpf *skel,
-		       struct bl_error *e)
+		       const struct tracing_target *tt, struct bl_error *e)
 {
 	enum bpf_attach_type type =
 		p->kind == PROBE_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
 	char *log = calloc(1, VERIFIER_LOG_BYTES);
-	int obj_fd, prog_fd, lfd;
-	__u32 btf_id;
+	int prog_fd, lfd;
 
-	lfd = log ? btf_target(p, &btf_id, &obj_fd, e) : -ENOMEM;
-	if (lfd) {
-		free(log);
-		return lfd;
-	}
-	prog_fd = tracing_load(skel, type, btf_id, obj_fd, log,
-			       VERIFIER_LOG_BYTES);
-	if (obj_fd >= 0)
-		close(obj_fd);
+	if (!log)
+		return -ENOMEM;
+	/* the log only to say why: a load that succeeds needs none */
+	prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, NULL, 0);
+	if (prog_fd < 0 && prog_fd != -EPERM)
+		prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, log,
+				       VERIFIER_LOG_BYTES);
 	if (prog_fd == -EPERM)
 		set_err(e, p->symbol_col,
 			"this kernel or host refuses to load %s programs "
@@ -274,22 +332,31 @@ static int rawtp_link(const struct probe_spec *p,
 	return lfd;
 }
 
-int tracing_link_create(const struct probe_spec *p, int hits_fd, uint32_t slot,
-			struct bl_error *e)
+int tracing_link_create(const struct probe_spec *p, struct counter *c,
+			uint32_t slot, struct bl_error *e)
 {
+	struct tracing_target tt = {.obj_fd = -1, .ret_off = EVENTS_NO_RET};
 	struct counter_tracing_bpf *skel;
-	int lfd;
+	int lfd = 0;
 
-	lfd = instance_open(hits_fd, slot, &skel);
+	if (p->kind != PROBE_RAWTP)
+		lfd = btf_target(p, &tt.btf_id, &tt.obj_fd, &tt.ret_off, e);
+	if (lfd)
+		return lfd;
+	if (p->kind != PROBE_FEXIT)
+		tt.ret_off = EVENTS_NO_RET;
+	lfd = instance_open(c, slot, tt.ret_off, &skel);
 	if (lfd) {
 		set_err(e, 0, "cannot load the built-in program: %s",
 			strerror(-lfd));
-		return lfd;
+	} else {
+		if (p->kind == PROBE_RAWTP)
+			lfd = rawtp_link(p, skel, e);
+		else
+			lfd = fentry_link(p, skel, &tt, e);
+		counter_tracing_bpf__destroy(skel); /* the link holds it */
 	}
-	if (p->kind == PROBE_RAWTP)
-		lfd = rawtp_link(p, skel, e);
-	else
-		lfd = fentry_link(p, skel, e);
-	counter_tracing_bpf__destroy(skel); /* the link holds its program */
+	if (tt.obj_fd >= 0)
+		close(tt.obj_fd);
 	return lfd;
 }

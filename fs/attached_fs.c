@@ -13,6 +13,7 @@
 
 #include "attached.h"
 #include "attached_fs.h"
+#include "sbuf.h"
 #include "fmt.h"
 #include "linkinfo.h"
 #include "perf_names.h"
@@ -243,101 +244,40 @@ static bool value_of(size_t i, const struct attached_probe *p, bool sees,
 	return true;
 }
 
-/* A table value: tab, newline, backslash as \t, \n, \\ (as links) */
-static void put_table_value(FILE *f, const char *v)
-{
-	for (; *v; v++)
-		if (*v == '\t' || *v == '\n' || *v == '\\')
-			fprintf(f, "\\%c",
-				*v == '\t'   ? 't'
-				: *v == '\n' ? 'n'
-					     : '\\');
-		else
-			fputc(*v, f);
-}
-
-/* Length of the valid UTF-8 sequence at @p (NUL-terminated), or 0 */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t len = p[0] >= 0xf0 && p[0] <= 0xf4   ? 4
-		     : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-		     : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
-						    : 0;
-	size_t i;
-
-	for (i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong 3- and 4-byte forms, surrogates, above U+10FFFF */
-	if ((len == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) ||
-			  (p[0] == 0xed && p[1] >= 0xa0))) ||
-	    (len == 4 &&
-	     ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))))
-		return 0;
-	return len;
-}
-
-/*
- * A JSON string as links.json writes one: control bytes, and bytes that
- * are not UTF-8, as \u00XX
- */
-static void put_json_string(FILE *f, const char *v)
-{
-	const unsigned char *p = (const unsigned char *)v;
-	size_t n;
-
-	fputc('"', f);
-	while (*p) {
-		if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p++);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else if (*p < 0x80) {
-			fputc(*p++, f);
-		} else if ((n = utf8_len(p))) {
-			fwrite(p, 1, n, f);
-			p += n;
-		} else {
-			fprintf(f, "\\u%04x", *p++);
-		}
-	}
-	fputc('"', f);
-}
-
-static void table_row(FILE *f, const struct attached_probe *p, bool sees,
+static void table_row(struct sbuf *f, const struct attached_probe *p, bool sees,
 		      char *buf, size_t len)
 {
 	/* the columns of links: indices into att_files, -1 for none */
 	static const int cols[] = {0, 1, 2, ADDR_IDX, 4, -1, 6};
 	size_t c, n;
 
-	fprintf(f, "%u-%u", p->pid, p->fd);
+	sbuf_printf(f, "%u-%u", p->pid, p->fd);
 	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
-		fputc('\t', f);
+		sbuf_put(f, "\t", 1);
 		if (cols[c] >= 0 && value_of(cols[c], p, sees, buf, len, &n))
-			put_table_value(f, buf);
+			sbuf_put_table_value(f, buf, n);
 		else
-			fputc('-', f);
+			sbuf_put(f, "-", 1);
 	}
-	fputs("\t1\n", f); /* COUNT: one target */
+	sbuf_put(f, "\t1\n", 3); /* COUNT: one target */
 }
 
-static void json_object(FILE *f, const struct attached_probe *p, bool sees,
-			char *buf, size_t len)
+static void json_object(struct sbuf *f, const struct attached_probe *p,
+			bool sees, char *buf, size_t len)
 {
 	size_t i, n;
 
-	fprintf(f, "{\"id\":\"%u-%u\"", p->pid, p->fd);
+	sbuf_printf(f, "{\"id\":\"%u-%u\"", p->pid, p->fd);
 	for (i = 0; i < ATT_FILE_COUNT; i++) {
 		if (!value_of(i, p, sees, buf, len, &n))
 			continue;
-		fprintf(f, ",\"%s\":", att_files[i].name);
+		sbuf_printf(f, ",\"%s\":", att_files[i].name);
 		if (att_files[i].json_number)
-			fputs(buf, f);
+			sbuf_put(f, buf, n);
 		else
-			put_json_string(f, buf);
+			sbuf_put_json_string(f, buf, n);
 	}
-	fputc('}', f);
+	sbuf_put(f, "}", 1);
 }
 
 static int render_table(struct attached_set *s, int which, bool sees,
@@ -346,29 +286,31 @@ static int render_table(struct attached_set *s, int which, bool sees,
 	struct attached_probe *v = NULL;
 	char *buf = malloc(2 * PATH_MAX);
 	int n = buf ? attached_read_all(s, &v) : -ENOMEM, i;
-	FILE *f = n >= 0 ? open_memstream(out, len) : NULL;
+	struct sbuf f = {0};
 
-	if (n >= 0 && !f)
-		n = -ENOMEM;
-	if (f && which == T_TABLE)
-		fputs("ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\t"
-		      "COUNT\n",
-		      f);
-	if (f && which == T_JSON)
-		fputc('[', f);
-	for (i = 0; f && i < n; i++) {
+	if (n >= 0 && which == T_TABLE)
+		sbuf_printf(&f, "ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\t"
+				"COOKIE\tPROG_ID\tCOUNT\n");
+	if (n >= 0 && which == T_JSON)
+		sbuf_put(&f, "[", 1);
+	for (i = 0; i < n; i++) {
 		if (which == T_TABLE) {
-			table_row(f, &v[i], sees, buf, 2 * PATH_MAX);
+			table_row(&f, &v[i], sees, buf, 2 * PATH_MAX);
 			continue;
 		}
 		if (i)
-			fputs(",\n", f);
-		json_object(f, &v[i], sees, buf, 2 * PATH_MAX);
+			sbuf_put(&f, ",\n", 2);
+		json_object(&f, &v[i], sees, buf, 2 * PATH_MAX);
 	}
-	if (f && which == T_JSON)
-		fputs("]\n", f);
-	if (f && fclose(f))
+	if (n >= 0 && which == T_JSON)
+		sbuf_put(&f, "]\n", 2);
+	*out = sbuf_finish(&f, len);
+	if (n >= 0 && !*out)
 		n = -ENOMEM;
+	if (n < 0) {
+		free(*out);
+		*out = NULL;
+	}
 	free(v);
 	free(buf);
 	return n < 0 ? n : 0;
@@ -415,7 +357,7 @@ int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 }
 
 int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
-		  mode_t *mode, off_t *size, nlink_t *nlink)
+		  mode_t *mode, off_t *size, nlink_t *nlink, char **keep)
 {
 	struct attached_id *ids = NULL;
 	char *buf = NULL;
@@ -427,6 +369,7 @@ int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 
 	*nlink = 1;
 	*size = 0;
+	*keep = NULL;
 	if (ino == ATTACHED_DIR_INO) {
 		n = attached_ids(s, &ids);
 		free(ids);
@@ -444,7 +387,7 @@ int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 		return n;
 	}
 	n = attached_render(s, ino, sees_addrs, &buf, &len);
-	free(buf);
+	*keep = buf;
 	*mode = S_IFREG | 0444;
 	*size = (off_t)len;
 	return n;

@@ -41,10 +41,12 @@ int attached_lookup(fuse_ino_t parent, const char *name, fuse_ino_t *ino);
 /**
  * attached_attr() - mode, size and link count of @ino now
  * @sees_addrs: the reader class of the inode
+ * @keep: out, a file's value as rendered for its size (malloc'd, the
+ * caller frees it), or NULL for a directory
  * Return: 0, -ENOENT (gone: the fd is closed or a link holds it), -errno.
  */
 int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
-		  mode_t *mode, off_t *size, nlink_t *nlink);
+		  mode_t *mode, off_t *size, nlink_t *nlink, char **keep);
 
 typedef int (*attached_add_fn)(void *ctx, const char *name, fuse_ino_t ino,
 			       mode_t mode);

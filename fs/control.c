@@ -28,6 +28,7 @@ _Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
 
 struct control_handle {
 	pthread_mutex_t lock;
+	struct owned *reg; /* the links it makes and removes */
 	bool wrote;
 	unsigned int line_no;
 	char *partial; /* an incomplete last line */
@@ -56,12 +57,14 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *log_entries[ERROR_LOG_ENTRIES];
 static unsigned int log_next;
 
-struct control_handle *control_open(void)
+struct control_handle *control_open(struct owned *reg)
 {
 	struct control_handle *h = calloc(1, sizeof(*h));
 
-	if (h)
+	if (h) {
 		pthread_mutex_init(&h->lock, NULL);
+		h->reg = reg;
+	}
 	return h;
 }
 
@@ -188,8 +191,8 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 			      COMMAND_MAX_BYTES);
 		return -EINVAL;
 	}
-	err = probe_create(&cmd->probe, line, len, pid, made, memo, &e, warning,
-			   sizeof(warning));
+	err = probe_create(h->reg, &cmd->probe, line, len, pid, made, memo, &e,
+			   warning, sizeof(warning));
 	if (err || warning[0])
 		error_log_add(err, h->line_no, err ? e.msg : warning, line, len,
 			      e.column);
@@ -230,7 +233,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		err = run_probe(h, cmd, line, len, pid, made, memo);
 		break;
 	case CMD_REMOVE:
-		err = owned_remove(cmd->link_id);
+		err = owned_remove(h->reg, cmd->link_id);
 		if (err)
 			error_log_add(err, h->line_no,
 				      err == -EPERM
@@ -239,7 +242,7 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 				      line, len, 0);
 		break;
 	case CMD_REMOVE_ALL:
-		owned_remove_all();
+		owned_remove_all(h->reg);
 		break;
 	case CMD_NONE:
 		break;
@@ -249,12 +252,12 @@ out:
 	return err;
 }
 
-static void undo(struct id_list *made)
+static void undo(struct owned *reg, struct id_list *made)
 {
 	size_t i;
 
 	for (i = 0; i < made->len; i++)
-		owned_remove(made->ids[i]);
+		owned_remove(reg, made->ids[i]);
 	made->len = 0;
 }
 
@@ -414,7 +417,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      ? -EINVAL
 		      : run_lines(h, data, len, pid, &made, &memo);
 	if (err) {
-		undo(&made);
+		undo(h->reg, &made);
 		/* its start was accepted by an earlier request */
 		if (inside)
 			tail_remember(h, data, len, line_no);
@@ -513,7 +516,7 @@ int control_flush(struct control_handle *h, pid_t pid, bool last)
 		} else {
 			err = run_partial(h, pid, &made, NULL);
 			if (err)
-				undo(&made);
+				undo(h->reg, &made);
 			else
 				err = out_append(h, &made, 0);
 		}
@@ -538,7 +541,7 @@ ssize_t control_read(struct control_handle *h, char *buf, size_t size,
 	} else {
 		if (!h->listing || off == 0) {
 			free(h->listing);
-			h->listing = owned_list(&h->listing_len);
+			h->listing = owned_list(h->reg, &h->listing_len);
 		}
 		if (!h->listing) {
 			pthread_mutex_unlock(&h->lock);

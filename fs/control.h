@@ -10,7 +10,14 @@
 
 struct control_handle;
 
-struct control_handle *control_open(void);
+struct owned;
+
+/**
+ * control_open() - a handle on control; the lines written to it make and
+ * remove links in @reg (bpf/owned.h), and it reads back @reg's list
+ * Return: the handle, or NULL (ENOMEM).
+ */
+struct control_handle *control_open(struct owned *reg);
 void control_release(struct control_handle *h);
 
 /**

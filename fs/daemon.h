@@ -9,15 +9,20 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct counter;
+#include <fuse_lowlevel.h>
+
+#include "handoff.h"
+
+struct owned;
 struct attached_set;
 struct event_hub;
-struct fuse_session;
 
 struct daemon {
-	struct counter *counter; /* the built-in program and its hits map */
+	/* the kernel library's state (bpf/owned.h): owned links, their
+	 * counter, the pin_dir; passed to every bpf/ call that needs it */
+	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
-	char *pin_dir;		 /* -o pin_dir=, or NULL */
+	char *pin_dir;		       /* -o pin_dir=, or NULL */
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	bool allow_other;
@@ -26,6 +31,15 @@ struct daemon {
 	gid_t gid;
 	mode_t umask;
 	struct fuse_session *se; /* for notifications (tree.c) */
+	struct handoff handoff;	 /* one render per open (handoff.h) */
 };
+
+/* The registry of the daemon serving @req (as passthrough_ll's lo_data()) */
+static inline struct owned *req_owned(fuse_req_t req)
+{
+	const struct daemon *d = fuse_req_userdata(req);
+
+	return d->owned;
+}
 
 #endif

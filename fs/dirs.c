@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "handles.h"
 #include "ino.h"
+#include "root_files.h"
 #include "links.h"
 #include "render.h"
 
@@ -49,7 +50,7 @@ static int dir_add(struct open_dir *d, size_t *cap, const char *name,
 }
 
 /* The root: its files, then one directory per perf link now. */
-static int root_snapshot(struct open_dir *d, size_t *cap)
+static int root_snapshot(struct owned *reg, struct open_dir *d, size_t *cap)
 {
 	__u32 *ids = NULL;
 	char name[16];
@@ -62,7 +63,7 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 	if (!err)
 		err = dir_add(d, cap, ATTACHED_DIR_NAME, ATTACHED_DIR_INO,
 			      S_IFDIR);
-	n = err ? err : listed_link_ids(&ids);
+	n = err ? err : listed_link_ids(reg, &ids);
 	for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
 		fmt_u64(name, sizeof(name), ids[i], 0);
 		err = dir_add(d, cap, name, INO(ids[i], 0), S_IFDIR);
@@ -71,12 +72,13 @@ static int root_snapshot(struct open_dir *d, size_t *cap)
 	return err ? err : n < 0 ? n : 0;
 }
 
-static int link_dir_snapshot(__u32 id, struct open_dir *d, size_t *cap)
+static int link_dir_snapshot(struct owned *reg, __u32 id, struct open_dir *d,
+			     size_t *cap)
 {
 	struct link_view *v = malloc(sizeof(*v));
 	struct reader r = {false};
 	size_t i;
-	int err = v ? link_view_load(id, v) : -ENOMEM;
+	int err = v ? link_view_load(reg, id, v) : -ENOMEM;
 
 	if (!err)
 		v->reader = &r;
@@ -129,11 +131,11 @@ void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!err)
 		err = dir_add(d, &cap, "..", FUSE_ROOT_ID, S_IFDIR);
 	if (!err && ino == FUSE_ROOT_ID)
-		err = root_snapshot(d, &cap);
+		err = root_snapshot(req_owned(req), d, &cap);
 	else if (!err && attached_is_ino(ino))
 		err = attached_snapshot(req, ino, d, &cap);
 	else if (!err && INO_ID(ino) && INO_IDX(ino) == 0)
-		err = link_dir_snapshot(INO_ID(ino), d, &cap);
+		err = link_dir_snapshot(req_owned(req), INO_ID(ino), d, &cap);
 	else if (!err)
 		err = -ENOTDIR;
 	fi->cache_readdir = 0;

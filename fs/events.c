@@ -2,26 +2,24 @@
 /*
  * The events streams: fan-out of ring records to open `events` handles,
  * bounded per-handle queues with in-place `# lost N` lines, deferred reads,
- * poll notifications, and the end of every stream at shutdown or unmount.
+ * poll notifications, and the end of every stream at shutdown or unmount
+ * (mount_watch.c tells of the unmount).
  *
  * One mutex (hub->lock) guards links, streams, queues and pending reads;
  * FUSE replies and notifications are sent after it is released.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "events.h"
 #include "event_ring.h"
+#include "mount_watch.h"
 #include "counter.h"
 #include "owned.h"
 #include "render.h"
@@ -71,6 +69,7 @@ struct event_link {
 
 struct event_hub {
 	pthread_mutex_t lock;
+	struct owned *reg; /* the links streamed, their counter */
 	struct events_reader *reader;
 	struct event_link *links;
 	struct event_link **by_slot;
@@ -78,11 +77,7 @@ struct event_hub {
 	uint32_t slots;
 	bool ended;
 	uint64_t last_sweep_ns;
-	/* the unmount watcher */
-	int stop_fd;
-	pthread_t watcher;
-	bool watching;
-	int mount_id;
+	struct mount_watch *watch; /* the unmount watcher, or NULL */
 };
 
 /* A reply to send once the lock is released. */
@@ -237,13 +232,13 @@ static void outbox_send(struct outbox *out)
 }
 
 /* An own multi link: one slot per target, named as `funcs` names it. */
-static int multi_slots(const struct owned_info *own, struct link_slot **out,
-		       bool *multi)
+static int multi_slots(struct owned *reg, const struct owned_info *own,
+		       struct link_slot **out, bool *multi)
 {
 	struct link_view *v = malloc(sizeof(*v));
 	struct reader r = {false};
 	char **names = NULL;
-	int n = v ? link_view_load(own->id, v) : -ENOMEM, i;
+	int n = v ? link_view_load(reg, own->id, v) : -ENOMEM, i;
 
 	if (!n) {
 		v->reader = &r;
@@ -272,14 +267,14 @@ static int multi_slots(const struct owned_info *own, struct link_slot **out,
  * with the link), and set *multi.
  * Return: the number of slots (calloc'd in *out), or -errno.
  */
-static int link_slots(const struct owned_info *own, struct link_slot **out,
-		      bool *multi)
+static int link_slots(struct owned *reg, const struct owned_info *own,
+		      struct link_slot **out, bool *multi)
 {
 	*multi = false;
 	if (own->slot <= 0)
 		return -ENOENT;
 	if (own->nslots)
-		return multi_slots(own, out, multi);
+		return multi_slots(reg, own, out, multi);
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
@@ -368,7 +363,7 @@ static void link_check_alive(struct event_hub *hub, struct event_link *l,
 	struct event_stream *s;
 
 	/* a link keeps its slots: the first one tells a reused id */
-	if (own && owned_get(l->id, own) == 0 &&
+	if (own && owned_get(hub->reg, l->id, own) == 0 &&
 	    (own->slot == (int)l->slots[0].slot || own->slot <= 0)) {
 		free(own);
 		return;
@@ -421,8 +416,9 @@ static const struct events_ops hub_ops = {
 	.batch_end = on_batch_end,
 };
 
-int event_hub_start(struct event_hub **out, struct counter *c)
+int event_hub_start(struct event_hub **out, struct owned *reg)
 {
+	struct counter *c = owned_counter(reg);
 	struct counter_events maps;
 	struct event_hub *hub;
 	int err = counter_events_maps(c, &maps);
@@ -435,16 +431,13 @@ int event_hub_start(struct event_hub **out, struct counter *c)
 	hub->by_slot = calloc(maps.slots, sizeof(*hub->by_slot));
 	hub->slot_index = calloc(maps.slots, sizeof(*hub->slot_index));
 	hub->slots = maps.slots;
-	hub->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	hub->reg = reg;
 	pthread_mutex_init(&hub->lock, NULL);
-	err = !hub->by_slot || !hub->slot_index ? -ENOMEM
-	      : hub->stop_fd < 0		? -errno
-						: 0;
+	err = !hub->by_slot || !hub->slot_index ? -ENOMEM : 0;
 	if (!err)
 		err = events_reader_start(&hub->reader, c, &hub_ops, hub);
 	if (err) {
-		if (hub->stop_fd >= 0)
-			close(hub->stop_fd);
+		pthread_mutex_destroy(&hub->lock);
 		free(hub->by_slot);
 		free(hub->slot_index);
 		free(hub);
@@ -452,74 +445,6 @@ int event_hub_start(struct event_hub **out, struct counter *c)
 	}
 	*out = hub;
 	return 0;
-}
-
-/* Is mount @id in /proc/self/mountinfo? Its first field is the mount id. */
-static bool mount_present(int fd, int id)
-{
-	char buf[8192], *line, *save;
-	bool found = false;
-	ssize_t n;
-	size_t keep = 0;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return true;
-	while (!found &&
-	       (n = read(fd, buf + keep, sizeof(buf) - 1 - keep)) > 0) {
-		char *last;
-
-		buf[keep + n] = 0;
-		last = strrchr(buf, '\n');
-		if (!last)
-			break;
-		*last = 0;
-		for (line = strtok_r(buf, "\n", &save); line && !found;
-		     line = strtok_r(NULL, "\n", &save))
-			found = atoi(line) == id;
-		keep = strlen(last + 1 < buf + keep + n ? last + 1 : "");
-		memmove(buf, last + 1, keep);
-	}
-	return n < 0 || found;
-}
-
-/* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] &&
-		    s[3]) {
-			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				    (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = 0;
-}
-
-/* The id of the newest bpflinkfs mount on @real, or -ENOENT. */
-static int mount_id_of(const char *real)
-{
-	char line[4096 + PATH_MAX], point[PATH_MAX], *dash;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int id = -ENOENT, mid;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		dash = strstr(line, " - ");
-		if (sscanf(line, "%d %*s %*s %*s %4095s", &mid, point) != 2 ||
-		    !dash || strncmp(dash + 3, "fuse.bpflinkfs ", 15))
-			continue;
-		unescape_octal(point);
-		if (strcmp(point, real) == 0)
-			id = mid;
-	}
-	fclose(f);
-	return id;
 }
 
 static void hub_end_streams(struct event_hub *hub)
@@ -549,51 +474,23 @@ static void hub_end_streams(struct event_hub *hub)
 	} while (more);
 }
 
-static void *watch_main(void *arg)
+/* The mount went (umount -l included): every stream ends now. */
+static void on_unmount(void *ctx)
 {
-	struct event_hub *hub = arg;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	struct pollfd pfd[2] = {{.fd = fd, .events = POLLPRI},
-				{.fd = hub->stop_fd, .events = POLLIN}};
-
-	pthread_setname_np(pthread_self(), "bpflinkfs-umnt");
-	while (fd >= 0 && poll(pfd, 2, -1) >= 0 && !pfd[1].revents) {
-		if (pfd[0].revents & (POLLPRI | POLLERR) &&
-		    !mount_present(fd, hub->mount_id)) {
-			hub_end_streams(hub);
-			break;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	hub_end_streams(ctx);
 }
 
 int event_hub_watch_mount(struct event_hub *hub, const char *mountpoint)
 {
-	char real[PATH_MAX];
-
-	if (!realpath(mountpoint, real))
-		return -errno;
-	hub->mount_id = mount_id_of(real);
-	if (hub->mount_id < 0)
-		return hub->mount_id;
-	if (pthread_create(&hub->watcher, NULL, watch_main, hub))
-		return -EAGAIN;
-	hub->watching = true;
-	return 0;
+	return mount_watch_start(&hub->watch, mountpoint, on_unmount, hub);
 }
 
 void event_hub_stop(struct event_hub *hub)
 {
-	uint64_t one = 1;
-
 	if (!hub)
 		return;
-	if (hub->watching &&
-	    write(hub->stop_fd, &one, sizeof(one)) == sizeof(one))
-		pthread_join(hub->watcher, NULL);
-	hub->watching = false;
+	mount_watch_stop(hub->watch);
+	hub->watch = NULL;
 	events_reader_stop(hub->reader);
 	hub->reader = NULL;
 	hub_end_streams(hub);
@@ -604,7 +501,6 @@ void event_hub_free(struct event_hub *hub)
 	if (!hub)
 		return;
 	event_hub_stop(hub);
-	close(hub->stop_fd);
 	pthread_mutex_destroy(&hub->lock);
 	free(hub->by_slot);
 	free(hub->slot_index);
@@ -629,9 +525,9 @@ static int hub_link(struct event_hub *hub, const struct owned_info *own,
 	if (!l)
 		return -ENOMEM;
 	l->id = own->id;
-	l->retval =
-		own->kind == PROBE_URETPROBE || own->kind == PROBE_KRETPROBE;
-	err = link_slots(own, &l->slots, &l->multi);
+	l->retval = own->kind == PROBE_URETPROBE ||
+		    own->kind == PROBE_KRETPROBE || own->kind == PROBE_FEXIT;
+	err = link_slots(hub->reg, own, &l->slots, &l->multi);
 	l->nslots = err > 0 ? err : 0;
 	for (i = 0; err >= 0 && i < l->nslots; i++) {
 		struct link_slot *ls = &l->slots[i];
@@ -665,7 +561,7 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 	struct owned_info *own = malloc(sizeof(*own));
 	struct event_stream *s = calloc(1, sizeof(*s));
 	struct event_link *l = NULL;
-	int err = own && s ? owned_get(id, own) : -ENOMEM;
+	int err = own && s ? owned_get(hub->reg, id, own) : -ENOMEM;
 
 	if (!err && !(s->q = malloc(STREAM_QUEUE_BYTES)))
 		err = -ENOMEM;

@@ -16,15 +16,16 @@
 
 #include "linkinfo.h"
 
-struct counter;
+struct owned;
 struct event_hub;
 struct event_stream;
 
 /**
- * event_hub_start() - start the ring reader of @c
+ * event_hub_start() - start the ring reader of @reg's counter; streams
+ * are of @reg's links (bpf/owned.h)
  * Return: 0, or -errno from events_reader_start().
  */
-int event_hub_start(struct event_hub **out, struct counter *c);
+int event_hub_start(struct event_hub **out, struct owned *reg);
 
 /**
  * event_hub_watch_mount() - end every stream when @mountpoint is unmounted

@@ -51,7 +51,5 @@ enum root_file_id {
 	RF_COUNT,
 };
 
-/** root_file_name() - the name of root file @rf (tree.c's table) */
-const char *root_file_name(enum root_file_id rf);
 
 #endif

@@ -27,7 +27,6 @@
 #include "holders.h"
 #include "counter.h"
 #include "perf_names.h"
-#include "pin.h"
 #include "tree.h"
 #include "uprobe_target.h"
 
@@ -259,14 +258,10 @@ static int daemon_setup(struct daemon *d)
 		return err;
 	}
 	raise_fd_limit();
-	if (d->pin_dir) {
-		err = pin_dir_open(d->pin_dir, COUNTER_SLOTS, &d->counter);
-		if (err)
-			return err;
-	} else {
-		err = counter_open(&d->counter, COUNTER_SLOTS);
-	}
-	owned_counter_set(d->counter);
+	/* with pin_dir, pin_dir_open() has said why */
+	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS);
+	if (err && d->pin_dir)
+		return err;
 	if (err) {
 		fprintf(stderr,
 			"bpflinkfs: cannot load the built-in BPF "
@@ -274,7 +269,7 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 		return err;
 	}
-	detect_sw_aliases(d->counter);
+	detect_sw_aliases(owned_counter(d->owned));
 	can_create_detect(); /* loads: at start, not in a reader's open */
 	holders_open();	     /* pids: the task-file iterator */
 	/* without it, listings enumerate with one syscall per link; the
@@ -285,9 +280,8 @@ static int daemon_setup(struct daemon *d)
 			"bpflinkfs: no BPF link iterator (%s): listing "
 			"link by link\n",
 			strerror(-err));
-	if (d->pin_dir)
-		pin_adopt(owned_pin_owner());
-	err = attached_open(&d->attached);
+	owned_adopt(d->owned); /* with pin_dir: its pinned links */
+	err = attached_open(&d->attached, d->owned);
 	if (err)
 		fprintf(stderr, "bpflinkfs: attached/ unavailable: %s\n",
 			strerror(-err));
@@ -297,7 +291,7 @@ static int daemon_setup(struct daemon *d)
 /* After daemonizing (a fork keeps no threads): the events streams. */
 static void events_start(struct daemon *d, const char *mountpoint)
 {
-	int err = event_hub_start(&d->events, d->counter);
+	int err = event_hub_start(&d->events, d->owned);
 
 	if (!err && event_hub_watch_mount(d->events, mountpoint))
 		log_msg(LOG_WARNING, "events: cannot watch the mount; a lazy "
@@ -324,7 +318,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		goto out_signals;
 	if (fuse_daemonize(o->foreground))
 		goto out_unmount;
-	if (reaper_start()) {
+	if (reaper_start(d->owned)) {
 		log_msg(LOG_ERR, "cannot start the reaper threads");
 		goto out_unmount;
 	}
@@ -345,7 +339,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 	event_hub_stop(d->events);
 out_unmount:
 	fuse_session_unmount(se);
-	reaper_drain(); /* detach every owned link before exiting */
+	reaper_drain(d->owned); /* detach every owned link before exiting */
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_destroy:
@@ -398,6 +392,7 @@ int main(int argc, char **argv)
 	mallopt(M_ARENA_MAX, 1);
 	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 	mallopt(M_TRIM_THRESHOLD, 64 << 10);
+	handoff_init(&daemon_state.handoff);
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */
 	if (!wants_info && mnt && check_prerequisites(mnt))
@@ -430,7 +425,8 @@ out:
 	link_ids_close();
 	attached_close(daemon_state.attached);
 	holders_close();
-	counter_close(daemon_state.counter);
+	owned_close(daemon_state.owned);
+	handoff_free(&daemon_state.handoff);
 	free(o.mountpoint);
 	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);

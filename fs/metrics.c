@@ -372,16 +372,16 @@ static int link_samples(struct metrics *m, const struct link_view *v)
 }
 
 /* Every link the tree shows, read once; links gone meanwhile skip. */
-static int links_samples(struct metrics *m)
+static int links_samples(struct metrics *m, struct owned *reg)
 {
 	struct link_view *v = malloc(sizeof(*v));
 	struct reader r = {false};
 	__u32 *ids = NULL;
 	int n, i, err = 0;
 
-	n = v ? listed_link_ids(&ids) : -ENOMEM;
+	n = v ? listed_link_ids(reg, &ids) : -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
-		if (link_view_load_listed(ids[i], v))
+		if (link_view_load_listed(reg, ids[i], v))
 			continue;
 		v->reader = &r;
 		err = link_samples(m, v);
@@ -507,7 +507,8 @@ static void metrics_free(struct metrics *m)
 	free(m->buf);
 }
 
-char *render_metrics(struct attached_set *attached, size_t *len)
+char *render_metrics(struct owned *reg, struct attached_set *attached,
+		     size_t *len)
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX};
 	char *text = NULL;
@@ -521,7 +522,7 @@ char *render_metrics(struct attached_set *attached, size_t *len)
 				m.file[f] = i;
 	}
 	m.buf = malloc(m.buflen);
-	err = m.buf ? links_samples(&m) : -ENOMEM;
+	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
 	if (!err) {
 		types_samples(&m);
 		prog_samples(&m);

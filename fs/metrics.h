@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 struct attached_set;
+struct owned;
 
 #include "render.h"
 
@@ -18,6 +19,7 @@ struct attached_set;
  * Return: malloc'd text (caller frees), or NULL with errno (ENOMEM, or
  * the errno of the link enumeration).
  */
-char *render_metrics(struct attached_set *attached, size_t *len);
+char *render_metrics(struct owned *reg, struct attached_set *attached,
+		     size_t *len);
 
 #endif

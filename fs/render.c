@@ -27,19 +27,21 @@
 #define LF_MAYBE (1u << 7) /* known only for some links: ask render */
 #define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
 
-static int view_load(__u32 id, struct link_view *v, bool verify)
+static int view_load(struct owned *reg, __u32 id, struct link_view *v,
+		     bool verify)
 {
 	int err;
 
 	/* the daemon's own iterator links stay hidden */
-	if (owned_is_dying(id) || links_hidden(id))
+	if (owned_is_dying(reg, id) || links_hidden(id))
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)
 		return err;
 	v->pins = NULL;
 	v->holders = NULL;
-	v->owned = owned_get(id, &v->own) == 0;
+	v->reg = reg;
+	v->owned = owned_get(reg, id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info &&
 	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
 		__u32 prog_id = v->f.prog_id;
@@ -58,14 +60,14 @@ static int view_load(__u32 id, struct link_view *v, bool verify)
 	return 0;
 }
 
-int link_view_load(__u32 id, struct link_view *v)
+int link_view_load(struct owned *reg, __u32 id, struct link_view *v)
 {
-	return view_load(id, v, true);
+	return view_load(reg, id, v, true);
 }
 
-int link_view_load_listed(__u32 id, struct link_view *v)
+int link_view_load_listed(struct owned *reg, __u32 id, struct link_view *v)
 {
-	return view_load(id, v, false);
+	return view_load(reg, id, v, false);
 }
 
 static int render_type(const struct link_view *v, char *buf, size_t len)
@@ -190,13 +192,41 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_line(buf, len, name);
 }
 
-/* Appends "%s\n" at @total, as far as @len allows. Return: the new total. */
-static size_t put_line(char *buf, size_t len, size_t total, const char *line)
+/* Puts byte @c at @total while it fits in @len. Return: the new total. */
+static size_t put_byte(char *buf, size_t len, size_t total, char c)
 {
-	int n = snprintf(total < len ? buf + total : NULL,
-			 total < len ? len - total : 0, "%s\n", line);
+	if (total + 1 < len)
+		buf[total] = c;
+	return total + 1;
+}
 
-	return total + (n > 0 ? n : 0);
+/*
+ * Appends @head as it is, then @value with a tab, newline or backslash
+ * written \t, \n, \\ (as the `links` table writes them: a comm or a pin
+ * name may hold any of them, and one line is one entry), then a newline,
+ * as far as @len allows (NUL-terminated). Return: the new total.
+ */
+static size_t put_line(char *buf, size_t len, size_t total, const char *head,
+		       const char *value)
+{
+	const char *p;
+
+	for (p = head; *p; p++)
+		total = put_byte(buf, len, total, *p);
+	for (p = value; *p; p++) {
+		char esc = *p == '\t'	? 't'
+			   : *p == '\n' ? 'n'
+			   : *p == '\\' ? '\\'
+					: 0;
+
+		if (esc)
+			total = put_byte(buf, len, total, '\\');
+		total = put_byte(buf, len, total, esc ? esc : *p);
+	}
+	total = put_byte(buf, len, total, '\n');
+	if (len)
+		buf[total < len ? total : len - 1] = '\0';
+	return total;
 }
 
 /* Its paths in mounted bpffs, read now (or once for the whole table). */
@@ -216,7 +246,7 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	buf[0] = '\0';
 	n = pin_index_find(idx, v->f.id, &first);
 	for (i = 0; i < n; i++)
-		total = put_line(buf, len, total, idx->v[first + i].path);
+		total = put_line(buf, len, total, "", idx->v[first + i].path);
 	pin_index_free(&own);
 	return total > INT_MAX ? -E2BIG : (int)total;
 }
@@ -232,7 +262,7 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	const struct holder_index *idx = v->holders;
 	size_t first = 0, n, i, total = 0;
 	__u32 self = getpid();
-	char line[32 + HOLDER_COMM_LEN];
+	char head[16];
 	int err;
 
 	if (!idx) {
@@ -248,8 +278,8 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 
 		if (h->pid == self && !v->owned)
 			continue;
-		snprintf(line, sizeof(line), "%u\t%s", h->pid, h->comm);
-		total = put_line(buf, len, total, line);
+		snprintf(head, sizeof(head), "%u\t", h->pid);
+		total = put_line(buf, len, total, head, h->comm);
 	}
 	holder_index_free(&own);
 	return total > INT_MAX ? -E2BIG : (int)total;
@@ -271,7 +301,7 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 /* only while the link runs this daemon's program (not one adopted) */
 static int render_events(const struct link_view *v, char *buf, size_t len)
 {
-	if (!counter_runs_prog(owned_counter(), v->f.prog_id))
+	if (!counter_runs_prog(owned_counter(v->reg), v->f.prog_id))
 		return -ENODATA;
 	buf[0] = 0;
 	return 0;

@@ -19,6 +19,7 @@ struct reader {
 /* What a per-link file is rendered from */
 struct link_view {
 	struct link_fields f;
+	struct owned *reg; /* the registry it was loaded from */
 	bool owned;
 	struct owned_info own;
 	const struct reader *reader;
@@ -29,13 +30,14 @@ struct link_view {
 };
 
 /**
- * link_view_load() - read a link of any type from the kernel
+ * link_view_load() - read a link of any type from the kernel, and what
+ * @reg (the daemon's registry, bpf/owned.h) knows of it
  * Return: 0, -ENOENT (gone, or being removed).
  */
-int link_view_load(__u32 id, struct link_view *v);
+int link_view_load(struct owned *reg, __u32 id, struct link_view *v);
 
 /** link_view_load_listed() - the same for an id just enumerated */
-int link_view_load_listed(__u32 id, struct link_view *v);
+int link_view_load_listed(struct owned *reg, __u32 id, struct link_view *v);
 
 /*
  * How a file goes into links.json: a string, a number, an array of

@@ -33,7 +33,7 @@ int render_pid(const struct link_view *v, char *buf, size_t len)
 /* The built-in program counts a target in the slot its cookie names. */
 static bool counts_by_cookie(const struct link_view *v)
 {
-	return v->owned && v->own.slot > 0 && owned_counter();
+	return v->owned && v->own.slot > 0 && owned_counter(v->reg);
 }
 
 int render_multi_hits(const struct link_view *v, uint64_t *sum)
@@ -44,7 +44,8 @@ int render_multi_hits(const struct link_view *v, uint64_t *sum)
 
 	*sum = 0;
 	for (i = 0; !err && i < n; i++) {
-		err = counter_hits(owned_counter(), v->own.slot + i, &hits);
+		err = counter_hits(owned_counter(v->reg), v->own.slot + i,
+				   &hits);
 		*sum += hits;
 	}
 	return err;
@@ -77,7 +78,7 @@ static void put_hits(FILE *out, const struct link_view *v, uint64_t cookie)
 		return;
 	if (cookie < (uint64_t)v->own.slot ||
 	    cookie - v->own.slot >= v->own.nslots ||
-	    counter_hits(owned_counter(), cookie, &hits))
+	    counter_hits(owned_counter(v->reg), cookie, &hits))
 		fprintf(out, "\t-");
 	else
 		fprintf(out, "\t%llu", (unsigned long long)hits);

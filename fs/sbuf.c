@@ -95,3 +95,56 @@ size_t utf8_len(const unsigned char *p, size_t n)
 		return 0;
 	return len;
 }
+
+/* A tab, newline or backslash inside a table value: \t, \n, \\ */
+void sbuf_put_table_value(struct sbuf *s, const char *v, size_t n)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *esc = v[i] == '\t'	 ? "\\t"
+				  : v[i] == '\n' ? "\\n"
+				  : v[i] == '\\' ? "\\\\"
+						 : NULL;
+
+		if (!esc)
+			continue;
+		sbuf_put(s, v + run, i - run);
+		sbuf_put(s, esc, 2);
+		run = i + 1;
+	}
+	sbuf_put(s, v + run, n - run);
+}
+
+/* Plain printable ASCII needs no escape: the common case, copied in runs */
+static bool json_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+void sbuf_put_json_string(struct sbuf *s, const char *v, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)v;
+	size_t i = 0, run, l;
+
+	sbuf_put(s, "\"", 1);
+	while (i < n) {
+		for (run = i; i < n && json_plain(p[i]); i++)
+			;
+		sbuf_put(s, v + run, i - run);
+		if (i == n)
+			break;
+		if (p[i] == '"' || p[i] == '\\') {
+			sbuf_printf(s, "\\%c", p[i]);
+			i++;
+		} else if (p[i] < 0x20 || p[i] == 0x7f ||
+			   !(l = utf8_len(p + i, n - i))) {
+			sbuf_printf(s, "\\u%04x", p[i]);
+			i++;
+		} else {
+			sbuf_put(s, v + i, l);
+			i += l;
+		}
+	}
+	sbuf_put(s, "\"", 1);
+}

@@ -54,4 +54,17 @@ char *sbuf_finish(struct sbuf *s, size_t *len);
  */
 size_t utf8_len(const unsigned char *p, size_t n);
 
+/**
+ * sbuf_put_table_value() - append @n bytes of @v as a value of a
+ * tab-separated table: a tab, newline or backslash as \t, \n, \\
+ */
+void sbuf_put_table_value(struct sbuf *s, const char *v, size_t n);
+
+/**
+ * sbuf_put_json_string() - append @n bytes of @v as a JSON string: quote,
+ * backslash and control bytes escaped, bytes that are not UTF-8 as \u00XX
+ * (DESIGN 2.2)
+ */
+void sbuf_put_json_string(struct sbuf *s, const char *v, size_t n);
+
 #endif

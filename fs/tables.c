@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* links, links.json and features: the whole view in one read. */
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,59 +18,6 @@
 #include "links.h"
 #include "prog_stats.h"
 #include "sbuf.h"
-
-/* A tab, newline or backslash inside a table value: \t, \n, \\ */
-static void put_table_value(struct sbuf *s, const char *v, size_t n)
-{
-	size_t i, run = 0;
-
-	for (i = 0; i < n; i++) {
-		const char *esc = v[i] == '\t'	 ? "\\t"
-				  : v[i] == '\n' ? "\\n"
-				  : v[i] == '\\' ? "\\\\"
-						 : NULL;
-
-		if (!esc)
-			continue;
-		sbuf_put(s, v + run, i - run);
-		sbuf_put(s, esc, 2);
-		run = i + 1;
-	}
-	sbuf_put(s, v + run, n - run);
-}
-
-/* Plain printable ASCII needs no escape: the common case, copied in runs */
-static bool json_plain(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
-
-static void put_json_string(struct sbuf *s, const char *v, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)v;
-	size_t i = 0, run, l;
-
-	sbuf_put(s, "\"", 1);
-	while (i < n) {
-		for (run = i; i < n && json_plain(p[i]); i++)
-			;
-		sbuf_put(s, v + run, i - run);
-		if (i == n)
-			break;
-		if (p[i] == '"' || p[i] == '\\') {
-			sbuf_printf(s, "\\%c", p[i]);
-			i++;
-		} else if (p[i] < 0x20 || p[i] == 0x7f ||
-			   !(l = utf8_len(p + i, n - i))) {
-			sbuf_printf(s, "\\u%04x", p[i]);
-			i++;
-		} else {
-			sbuf_put(s, v + i, l);
-			i += l;
-		}
-	}
-	sbuf_put(s, "\"", 1);
-}
 
 /*
  * Render file @i of @v without its newline into @buf, or, when longer
@@ -121,7 +69,7 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 
 		sbuf_put(s, "\t", 1);
 		if (p)
-			put_table_value(s, p, n);
+			sbuf_put_table_value(s, p, n);
 		else
 			sbuf_put(s, "-", 1);
 		free(big);
@@ -134,51 +82,6 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put(s, "\n", 1);
 }
 
-/* `PATH` lines as a JSON array of strings */
-static void put_json_lines(struct sbuf *s, const char *v, size_t n)
-{
-	const char *end = v + n, *nl;
-	bool first = true;
-
-	sbuf_put(s, "[", 1);
-	for (; v < end; v = nl + 1) {
-		nl = memchr(v, '\n', end - v);
-		if (!nl)
-			nl = end;
-		if (!first)
-			sbuf_put(s, ",", 1);
-		first = false;
-		put_json_string(s, v, nl - v);
-	}
-	sbuf_put(s, "]", 1);
-}
-
-/* `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}], as bpftool -j */
-static void put_json_pids(struct sbuf *s, const char *v, size_t n)
-{
-	const char *end = v + n, *nl, *tab;
-	bool first = true;
-
-	sbuf_put(s, "[", 1);
-	for (; v < end; v = nl + 1) {
-		nl = memchr(v, '\n', end - v);
-		if (!nl)
-			nl = end;
-		tab = memchr(v, '\t', nl - v);
-		if (!tab)
-			continue;
-		if (!first)
-			sbuf_put(s, ",", 1);
-		first = false;
-		sbuf_put(s, "{\"pid\":", 7);
-		sbuf_put(s, v, tab - v);
-		sbuf_put(s, ",\"comm\":", 8);
-		put_json_string(s, tab + 1, nl - tab - 1);
-		sbuf_put(s, "}", 1);
-	}
-	sbuf_put(s, "]", 1);
-}
-
 /* One cell of a JSON_TABLE row: all digits as a number, else a string. */
 static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 {
@@ -189,7 +92,65 @@ static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 	if (n && i == n && (n == 1 || v[0] != '0'))
 		sbuf_put(s, v, n);
 	else
-		put_json_string(s, v, n);
+		sbuf_put_json_string(s, v, n);
+}
+
+/*
+ * A value of a `pids` or `pinned` line, where the renderer wrote a tab,
+ * newline or backslash as \t, \n, \\: as a JSON string of the bytes
+ * themselves (a comm or pin name may hold any of them).
+ */
+static void put_json_unescaped(struct sbuf *s, const char *v, size_t n)
+{
+	char raw[2 * PATH_MAX];
+	size_t i, k = 0;
+
+	if (n > sizeof(raw)) {
+		sbuf_put_json_string(s, v, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '\\' && i + 1 < n && strchr("tn\\", v[i + 1])) {
+			i++;
+			c = v[i] == 't' ? '\t' : v[i] == 'n' ? '\n' : '\\';
+		}
+		raw[k++] = c;
+	}
+	sbuf_put_json_string(s, raw, k);
+}
+
+/*
+ * Lines as a JSON array: `PATH` lines as strings (pinned), or
+ * `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}] as bpftool -j
+ * writes them (pids, @pids true).
+ */
+static void put_json_lines(struct sbuf *s, const char *v, size_t n, bool pids)
+{
+	const char *end = v + n, *nl, *tab;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		nl = nl ? nl : end;
+		tab = pids ? memchr(v, '\t', nl - v) : NULL;
+		if (pids && !tab)
+			continue;
+		sbuf_put(s, ",", first ? 0 : 1);
+		first = false;
+		if (!pids) {
+			put_json_unescaped(s, v, nl - v);
+			continue;
+		}
+		sbuf_put(s, "{\"pid\":", 7);
+		put_json_cell(s, v, tab - v);
+		sbuf_put(s, ",\"comm\":", 8);
+		put_json_unescaped(s, tab + 1, nl - tab - 1);
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
 }
 
 /* A header line and rows, tab-separated, as an array of objects keyed by
@@ -218,7 +179,7 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 				key[k] = tolower((unsigned char)h[k]);
 			if (h != head)
 				sbuf_put(s, ",", 1);
-			put_json_string(s, key, k);
+			sbuf_put_json_string(s, key, k);
 			sbuf_put(s, ":", 1);
 			put_json_cell(s, c, te - c);
 		}
@@ -247,14 +208,14 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
 			sbuf_put(s, p, n);
-		else if (link_files[i].json == JSON_LINES)
-			put_json_lines(s, p, n);
-		else if (link_files[i].json == JSON_PIDS)
-			put_json_pids(s, p, n);
+		else if (link_files[i].json == JSON_LINES ||
+			 link_files[i].json == JSON_PIDS)
+			put_json_lines(s, p, n,
+				       link_files[i].json == JSON_PIDS);
 		else if (link_files[i].json == JSON_TABLE)
 			put_json_table(s, p, n);
 		else
-			put_json_string(s, p, n);
+			sbuf_put_json_string(s, p, n);
 		free(big);
 	}
 	sbuf_put(s, "}", 1);
@@ -267,8 +228,9 @@ typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
  * Every link, read once, handed to @row; links gone meanwhile skip.
  * @lists: read every link's pins (and holders) once for the table
  */
-static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
-			 const char *sep, bool lists)
+static int for_each_link(struct owned *reg, struct sbuf *s,
+			 const struct reader *r, row_fn row, const char *sep,
+			 bool lists)
 {
 	size_t buflen = 2 * PATH_MAX;
 	struct link_view *v = malloc(sizeof(*v));
@@ -284,9 +246,9 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	if (!n && lists)
 		n = holder_index_build(&holders);
 	if (!n)
-		n = listed_link_ids(&ids);
+		n = listed_link_ids(reg, &ids);
 	for (i = 0; i < n; i++) {
-		if (link_view_load_listed(ids[i], v))
+		if (link_view_load_listed(reg, ids[i], v))
 			continue;
 		v->reader = r;
 		v->pins = lists ? &pins : NULL;
@@ -303,7 +265,7 @@ static int for_each_link(struct sbuf *s, const struct reader *r, row_fn row,
 	return n < 0 ? n : 0;
 }
 
-char *render_links_table(const struct reader *r, size_t *len)
+char *render_links_table(struct owned *reg, const struct reader *r, size_t *len)
 {
 	struct sbuf s = {0};
 	int err;
@@ -311,7 +273,7 @@ char *render_links_table(const struct reader *r, size_t *len)
 	sbuf_printf(
 		&s,
 		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
-	err = for_each_link(&s, r, table_row, "", false);
+	err = for_each_link(reg, &s, r, table_row, "", false);
 	if (err) {
 		free(s.p);
 		errno = -err;
@@ -320,13 +282,13 @@ char *render_links_table(const struct reader *r, size_t *len)
 	return sbuf_finish(&s, len);
 }
 
-char *render_links_json(const struct reader *r, size_t *len)
+char *render_links_json(struct owned *reg, const struct reader *r, size_t *len)
 {
 	struct sbuf s = {0};
 	int err;
 
 	sbuf_put(&s, "[", 1);
-	err = for_each_link(&s, r, json_object, ",\n", true);
+	err = for_each_link(reg, &s, r, json_object, ",\n", true);
 	sbuf_put(&s, "]\n", 2);
 	if (err) {
 		free(s.p);

@@ -11,8 +11,9 @@
  * render_links_table() / render_links_json() / render_features()
  * Return: malloc'd text (caller frees), length in *len; NULL with errno.
  */
-char *render_links_table(const struct reader *r, size_t *len);
-char *render_links_json(const struct reader *r, size_t *len);
+char *render_links_table(struct owned *reg, const struct reader *r,
+			 size_t *len);
+char *render_links_json(struct owned *reg, const struct reader *r, size_t *len);
 char *render_features(size_t *len);
 
 #endif

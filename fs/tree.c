@@ -27,66 +27,8 @@
 #include "fmt.h"
 #include "links.h"
 #include "handles.h"
+#include "root_files.h"
 #include "tree.h"
-
-struct root_file {
-	const char *name;
-	mode_t mode;
-	char *(*render)(const struct daemon *d, const struct reader *r,
-			size_t *len);
-	/*
-	 * content that moves with every hit: st_mtime is when it was made,
-	 * and an open pushes its length to the kernel (open_size_notify)
-	 */
-	bool live;
-};
-
-static char *render_error_log(const struct daemon *d, const struct reader *r,
-			      size_t *len)
-{
-	return error_log_render(len);
-}
-
-static char *render_features_file(const struct daemon *d,
-				  const struct reader *r, size_t *len)
-{
-	return render_features(len);
-}
-
-static char *render_links_file(const struct daemon *d, const struct reader *r,
-			       size_t *len)
-{
-	return render_links_table(r, len);
-}
-
-static char *render_json_file(const struct daemon *d, const struct reader *r,
-			      size_t *len)
-{
-	return render_links_json(r, len);
-}
-
-static char *render_metrics_file(const struct daemon *d, const struct reader *r,
-				 size_t *len)
-{
-	return render_metrics(d->attached, len);
-}
-
-static const struct root_file root_files[] = {
-	[RF_CONTROL] = {"control", 0600, NULL},
-	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
-	[RF_FEATURES] = {"features", 0444, render_features_file},
-	[RF_LINKS] = {"links", 0444, render_links_file},
-	[RF_JSON] = {"links.json", 0444, render_json_file},
-	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
-			.live = true},
-};
-#define ROOT_FILE_COUNT (sizeof(root_files) / sizeof(root_files[0]))
-_Static_assert(ROOT_FILE_COUNT == RF_COUNT, "one root_files entry a root file");
-
-const char *root_file_name(enum root_file_id rf)
-{
-	return root_files[rf].name;
-}
 
 struct open_file {
 	struct control_handle *control; /* control only */
@@ -130,6 +72,14 @@ static bool file_is_volatile(size_t i)
 	return link_files[i].flags & (LF_LIVE | LF_READER);
 }
 
+/* The mode of file @ino: a root file's by its table, a link file's 0444 */
+static mode_t file_mode(fuse_ino_t ino)
+{
+	if (INO_ID(ino) == 0 && !attached_is_ino(ino))
+		return S_IFREG | root_file_mode(INO_IDX(ino) - ROOT_FILE_BASE);
+	return S_IFREG | 0444;
+}
+
 /* addr, and the tables with their addr column */
 static bool ino_reader_dependent(fuse_ino_t ino)
 {
@@ -160,30 +110,11 @@ static int ino_reader(fuse_req_t req, fuse_ino_t ino, struct reader *r)
 	return 0;
 }
 
-/* The length of root file @rf as it would read now. */
-static int root_file_size(const struct daemon *d, size_t rf, bool sees_addrs,
-			  off_t *size)
-{
-	struct reader r = {sees_addrs};
-	size_t len = 0;
-	char *buf;
-
-	if (rf == RF_CONTROL)
-		buf = owned_list(&len);
-	else
-		buf = root_files[rf].render(d, &r, &len);
-	if (!buf)
-		return errno ? -errno : -ENOMEM;
-	free(buf);
-	*size = len;
-	return 0;
-}
-
 /* The root's st_nlink: 2, and one for each link directory. */
 static int root_stat(const struct daemon *d, struct stat *st)
 {
 	__u32 *ids = NULL;
-	int n = listed_link_ids(&ids);
+	int n = listed_link_ids(d->owned, &ids);
 
 	free(ids);
 	if (n < 0)
@@ -211,62 +142,85 @@ static fuse_ino_t control_node(void)
 	return INO(g, CONTROL_NODE);
 }
 
-/* Attributes of an inode of attached/, asked of the kernel now. */
-static int attached_stat(const struct daemon *d, fuse_ino_t ino,
+/*
+ * Attributes of an inode of attached/, asked of the kernel now; a file's
+ * render goes to the handoff for thread @tid's open.
+ */
+static int attached_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 			 struct stat *st)
 {
 	mode_t mode;
 	off_t size;
 	nlink_t nlink;
+	char *buf = NULL;
 	int err = attached_attr(d->attached, ino, INO_SEES_ADDRS(ino), &mode,
-				&size, &nlink);
+				&size, &nlink, &buf);
 
 	if (!err) {
 		attr_fill(d, st, ino, mode, size);
 		st->st_nlink = nlink;
+		handoff_put_render(&d->handoff, ino, tid, buf, size);
+	} else {
+		free(buf);
 	}
 	return err;
 }
 
-/* Attributes of @ino, checked against the kernel now. */
-static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
+/*
+ * Attributes of root file @ino, its value rendered now; the render goes
+ * to the handoff for thread @tid's open.
+ */
+static int root_file_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
+			  struct stat *st)
+{
+	size_t rf = INO_IDX(ino) - ROOT_FILE_BASE, len;
+	struct timespec made;
+	char *buf;
+	int err;
+
+	if (INO_IDX(ino) < ROOT_FILE_BASE || rf >= RF_COUNT)
+		return -ENOENT;
+	clock_gettime(CLOCK_REALTIME, &made);
+	err = root_file_render(d, rf, INO_SEES_ADDRS(ino), &buf, &len);
+	if (err)
+		return err;
+	attr_fill(d, st, ino, S_IFREG | root_file_mode(rf), len);
+	if (root_file_live(rf))
+		st->st_mtim = made;
+	if (rf == RF_CONTROL)
+		free(buf); /* control's read depends on the handle */
+	else
+		handoff_put_render(&d->handoff, ino, tid, buf, len);
+	return 0;
+}
+
+/*
+ * Attributes of @ino, checked against the kernel now. A file's value is
+ * rendered for its size, and kept for the open of thread @tid that may
+ * follow (handoff.h).
+ */
+static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
+		    struct stat *st)
 {
 	__u32 id = INO_ID(ino);
 	unsigned int idx = INO_IDX(ino);
 	struct link_view *v;
-	struct timespec made;
 	int n = 0;
-	off_t size = 0;
 
 	if (ino == FUSE_ROOT_ID)
 		return root_stat(d, st);
 	if (attached_is_ino(ino))
-		return attached_stat(d, ino, st);
-	if (id == 0) {
-		if (idx < ROOT_FILE_BASE ||
-		    idx - ROOT_FILE_BASE >= ROOT_FILE_COUNT)
-			return -ENOENT;
-		clock_gettime(CLOCK_REALTIME, &made);
-		n = root_file_size(d, idx - ROOT_FILE_BASE, INO_SEES_ADDRS(ino),
-				   &size);
-		if (!n)
-			attr_fill(d, st, ino,
-				  S_IFREG |
-					  root_files[idx - ROOT_FILE_BASE].mode,
-				  size);
-		if (!n && root_files[idx - ROOT_FILE_BASE].live)
-			st->st_mtim = made;
-		return n;
-	}
+		return attached_stat(d, ino, tid, st);
+	if (id == 0)
+		return root_file_stat(d, ino, tid, st);
 	if (idx > link_file_count)
 		return -ENOENT;
 	v = malloc(sizeof(*v));
-	n = v ? link_view_load(id, v) : -ENOMEM;
+	n = v ? link_view_load(d->owned, id, v) : -ENOMEM;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
 		struct reader r = {INO_SEES_ADDRS(ino)};
-
 		char *value = NULL;
 
 		v->reader = &r;
@@ -274,11 +228,16 @@ static int ino_stat(const struct daemon *d, fuse_ino_t ino, struct stat *st)
 			n = -ENOENT;
 		else
 			n = link_file_render_alloc(idx - 1, v, &value);
-		free(value);
 		if (n >= 0) {
-			attr_fill(d, st, ino, S_IFREG | 0444, n);
+			attr_fill(d, st, ino, file_mode(ino), n);
+			if (!(link_files[idx - 1].flags & LF_STREAM)) {
+				handoff_put_render(&d->handoff, ino, tid, value,
+						   n);
+				value = NULL;
+			}
 			n = 0;
 		}
+		free(value);
 		/* a stream: root's alone, whatever uid=, gid=, umask= say */
 		if (n == 0 && link_files[idx - 1].flags & LF_STREAM) {
 			st->st_mode = S_IFREG | 0400;
@@ -312,8 +271,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int err = -ENOENT;
 
 	if (parent == FUSE_ROOT_ID) {
-		for (i = 0; i < ROOT_FILE_COUNT; i++)
-			if (strcmp(name, root_files[i].name) == 0)
+		for (i = 0; i < RF_COUNT; i++)
+			if (strcmp(name, root_file_name(i)) == 0)
 				e.ino = INO(0, ROOT_FILE_BASE + i);
 		if (!e.ino && parse_id(name))
 			e.ino = INO(parse_id(name), 0);
@@ -332,13 +291,16 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	    reader_may_see_addrs(fuse_req_ctx(req)->pid))
 		e.ino |= INO_SEES;
 	if (e.ino)
-		err = ino_stat(fuse_req_userdata(req), e.ino, &e.attr);
+		err = ino_stat(fuse_req_userdata(req), e.ino,
+			       fuse_req_ctx(req)->pid, &e.attr);
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
 	}
+	/* attached/ too: it always exists (its link count is asked anew
+	 * by stat, but a path walk through it need not count its entries) */
 	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino) &&
-	    !attached_is_ino(e.ino))
+	    (!attached_is_ino(e.ino) || e.ino == ATTACHED_DIR_INO))
 		e.entry_timeout = ROOT_TIMEOUT;
 	if (e.ino == INO_CONTROL) {
 		e.ino = control_node();
@@ -359,7 +321,7 @@ static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
 	*made = (struct timespec){0};
 	if (!of)
 		return -1;
-	if (!of->control && !of->error_log) {
+	if (!of->control && !of->error_log && !of->stream) {
 		size = of->len;
 		*made = of->made;
 	}
@@ -367,29 +329,34 @@ static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
 	return size;
 }
 
+/*
+ * An fstat() of a file of which the reader holds a handle (@fi, or the
+ * one its thread just opened: the kernel does not say which) is the size
+ * of that handle's value, not of a new render.
+ */
 static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	struct daemon *d = fuse_req_userdata(req);
+	pid_t tid = fuse_req_ctx(req)->pid;
 	struct timespec made;
 	off_t size = handle_size(fi, &made);
+	size_t len;
 	struct stat st;
 	int err;
 
-	/* an open file of attached/ has its size: no walk of every task */
-	if (size >= 0 && attached_is_ino(ino)) {
-		attr_fill(fuse_req_userdata(req), &st, ino, S_IFREG | 0444,
-			  size);
+	ino = ino_canon(ino);
+	if (size < 0 && ino != INO_CONTROL &&
+	    handoff_size(&d->handoff, ino, tid, &len, &made))
+		size = (off_t)len;
+	if (size >= 0) {
+		attr_fill(d, &st, ino, file_mode(ino), size);
+		if (made.tv_sec)
+			st.st_mtim = made;
 		fuse_reply_attr(req, &st, 0);
 		return;
 	}
-	err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
-
-	if (!err && size >= 0) {
-		st.st_size = size;
-		st.st_blocks = (size + 511) / 512;
-	}
-	if (!err && made.tv_sec)
-		st.st_mtim = made;
+	err = ino_stat(d, ino, tid, &st);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -413,6 +380,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 					struct fuse_file_info *fi, int *err)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct daemon *d = fuse_req_userdata(req);
 	struct open_file *of = calloc(1, sizeof(*of));
 	size_t rf = INO_IDX(ino) - ROOT_FILE_BASE;
 	int acc = fi->flags & O_ACCMODE;
@@ -422,7 +390,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (*err)
 		return NULL;
 	if (rf == RF_CONTROL) {
-		of->control = control_open();
+		of->control = control_open(req_owned(req));
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
 	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
@@ -430,11 +398,13 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	} else if (acc != O_RDONLY) {
 		of->error_log = true;
 	} else if (!(*err = ino_reader(req, ino, &r))) {
-		if (root_files[rf].live)
+		if (root_file_live(rf))
 			clock_gettime(CLOCK_REALTIME, &of->made);
-		of->buf = root_files[rf].render(fuse_req_userdata(req), &r,
-						&of->len);
-		*err = of->buf ? 0 : -errno;
+		of->buf = handoff_take_render(&d->handoff, ino, ctx->pid,
+					      &of->len);
+		*err = of->buf ? 0
+			       : root_file_render(d, rf, r.sees_addrs, &of->buf,
+						  &of->len);
 	}
 	if (*err) {
 		control_release(of->control);
@@ -447,6 +417,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 					struct fuse_file_info *fi, int *err)
 {
+	struct daemon *d = fuse_req_userdata(req);
 	struct open_file *of = calloc(1, sizeof(*of));
 	struct link_view *v = malloc(sizeof(*v));
 	unsigned int idx = INO_IDX(ino) - 1;
@@ -458,10 +429,14 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		*err = -EACCES;
 	if (!*err)
-		*err = link_view_load(INO_ID(ino), v);
-	if (!*err)
 		*err = ino_reader(req, ino, &r);
-	if (!*err) {
+	/* the value this thread's LOOKUP just rendered for its size */
+	if (!*err)
+		of->buf = handoff_take_render(&d->handoff, ino,
+					      fuse_req_ctx(req)->pid, &of->len);
+	if (!*err && !of->buf)
+		*err = link_view_load(d->owned, INO_ID(ino), v);
+	if (!*err && !of->buf) {
 		v->reader = &r;
 		n = link_file_render_alloc(idx, v, &of->buf);
 		*err = n == -ENODATA ? -ENOENT : n < 0 ? n : 0;
@@ -481,7 +456,7 @@ static struct open_file *link_file_open(fuse_req_t req, fuse_ino_t ino,
 static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
 					    struct fuse_file_info *fi, int *err)
 {
-	const struct daemon *d = fuse_req_userdata(req);
+	struct daemon *d = fuse_req_userdata(req);
 	struct open_file *of = calloc(1, sizeof(*of));
 	struct reader r;
 
@@ -491,6 +466,9 @@ static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (!*err)
 		*err = ino_reader(req, ino, &r);
 	if (!*err)
+		of->buf = handoff_take_render(&d->handoff, ino,
+					      fuse_req_ctx(req)->pid, &of->len);
+	if (!*err && !of->buf)
 		*err = attached_render(d->attached, ino, r.sees_addrs, &of->buf,
 				       &of->len);
 	fi->direct_io = 1; /* always current; the tables depend on the reader */
@@ -513,7 +491,7 @@ static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 		     fuse_req_ctx(req)->uid != 0))
 		err = -EACCES;
 	if (!err)
-		err = link_view_load(INO_ID(ino), v);
+		err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!err) {
 		v->reader = &r;
 		if (!link_file_applies(INO_IDX(ino) - 1, v))
@@ -549,8 +527,9 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
 /*
  * Splice and sendfile readers take from the page cache up to the i_size
  * the kernel holds, and an open does not refresh it: for content that
- * grew since the last stat, the read would be cut. So before the open of
- * a live root file is answered, its last page is stored in the page
+ * grew since the last stat, the read would be cut (a root file's dentry
+ * lives long, so its open need not look it up). So before the open of a
+ * root file is answered, its last page is stored in the page
  * cache (FUSE_NOTIFY_STORE), which extends i_size to the handle's length;
  * the open then drops the page cache (keep_cache 0), the read asks this
  * handle, and a read that ends short of i_size shrinks it.
@@ -579,10 +558,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (attached_is_ino(ino)) { /* first: INO_ID() is 0 for some */
 		of = attached_file_open(req, ino, fi, &err);
 	} else if (INO_ID(ino) == 0 && idx >= ROOT_FILE_BASE &&
-		   idx - ROOT_FILE_BASE < ROOT_FILE_COUNT) {
+		   idx - ROOT_FILE_BASE < RF_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
-		if (of && root_files[idx - ROOT_FILE_BASE].live)
+		if (of && !of->control && !of->error_log)
 			open_size_notify(req, ino, of);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count &&
 		   link_files[idx - 1].flags & LF_STREAM) {
@@ -593,6 +572,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = -EISDIR;
 	}
 	fi->keep_cache = 0;
+	if (of && !of->control && !of->error_log && !of->stream)
+		handoff_put_size(
+			&((struct daemon *)fuse_req_userdata(req))->handoff,
+			ino, fuse_req_ctx(req)->pid, of->len, of->made);
 	reply_open(req, fi, of ? 0 : err, of, open_file_free);
 }
 
@@ -715,7 +698,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		       int to_set, struct fuse_file_info *fi)
 {
 	struct stat st;
-	int err = ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), &st);
+	int err =
+		ino_stat(fuse_req_userdata(req), ino = ino_canon(ino), 0, &st);
 	bool trunc_ok = ino == INO_CONTROL ||
 			ino == INO(0, ROOT_FILE_BASE + RF_ERROR_LOG);
 
@@ -748,7 +732,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 			      ? 0
 			      : attached_lookup(parent, name, &ino);
 		if (!err && parent != FUSE_ROOT_ID)
-			err = ino_stat(fuse_req_userdata(req), ino, &st);
+			err = ino_stat(fuse_req_userdata(req), ino, 0, &st);
 		err = err ? err : -EPERM;
 	} else if (parent != FUSE_ROOT_ID || !id)
 		err = -ENOENT;
@@ -757,7 +741,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
 		err = -EPERM;
 	else
-		err = owned_remove(id);
+		err = owned_remove(req_owned(req), id);
 	fuse_reply_err(req, -err);
 }
 

@@ -6,15 +6,16 @@
  *
  * While a reader has a link's `events` file open, the daemon switches the
  * slot's recording on (events_on) and the program also writes one record
- * per hit into a ring buffer (bpf/events.c reads it). With no reader
- * anywhere, the cost over counting is one load of events_active.
+ * per hit into a ring buffer (events_common.h; bpf/event_ring.c reads
+ * it). With no reader anywhere, the cost over counting is one load of
+ * events_active.
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "../events_record.h"
+#include "events_common.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -23,52 +24,17 @@ struct {
 	__uint(max_entries, 1); /* set from userspace before load */
 } hits SEC(".maps");
 
-/* per slot: EVENTS_ON | EVENTS_RETVAL while an events reader is open */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(max_entries, 1); /* = hits' max_entries, set before load */
-} events_on SEC(".maps");
-
-/* per slot: records the ring had no room for */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1); /* = hits' max_entries, set before load */
-} events_lost SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, EVENTS_RING_BYTES);
-} events_ring SEC(".maps");
-
-/* how many slots record now: 0 keeps counting-only hits at one load */
-volatile __u32 events_active;
-
 static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 				   int has_regs)
 {
-	struct events_record *e;
-	__u64 *lost;
+	struct events_record *e = events_start(key);
 
-	e = bpf_ringbuf_reserve(&events_ring, sizeof(*e), 0);
-	if (!e) {
-		/* the kernel never waits for a reader: count the drop */
-		lost = bpf_map_lookup_elem(&events_lost, &key);
-		if (lost)
-			__sync_fetch_and_add(lost, 1);
+	if (!e)
 		return;
-	}
-	e->ns = bpf_ktime_get_boot_ns();
-	e->pid_tgid = bpf_get_current_pid_tgid();
-	e->retval = 0;
-	if (has_regs && flags & EVENTS_RETVAL)
+	if (has_regs && flags & EVENTS_RETVAL) {
 		e->retval = PT_REGS_RC((struct pt_regs *)ctx);
-	e->slot = key;
-	e->cpu = bpf_get_smp_processor_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+		e->flags = EVENTS_REC_RETVAL;
+	}
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -76,7 +42,7 @@ static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 static __always_inline void count(void *ctx, int has_regs)
 {
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
-	__u32 *on;
+	__u32 flags;
 	__u64 *v;
 
 	if (!key)
@@ -88,11 +54,9 @@ static __always_inline void count(void *ctx, int has_regs)
 	 */
 	if (v)
 		__sync_fetch_and_add(v, 1);
-	if (!events_active)
-		return;
-	on = bpf_map_lookup_elem(&events_on, &key);
-	if (on && *on & EVENTS_ON)
-		record(ctx, key, *on, has_regs);
+	flags = events_flags(key);
+	if (flags)
+		record(ctx, key, flags, has_regs);
 }
 
 /* Kprobes and uprobes alike: both are BPF_PROG_TYPE_KPROBE. */

@@ -32,6 +32,9 @@
 /* all entries together; a file needing more is resolved uncached */
 #define RESCACHE_BYTES (64u << 20)
 
+/* a pure memo private to this file (resolutions of unchanged ELF files,
+ * checked against dev, inode, mtime and size): a file static, not part of
+ * the handle of owned.h; so is symcache below */
 static pthread_mutex_t rescache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uprobe_rfile *rescache[RESCACHE_FILES];
 static size_t rescache_bytes;
@@ -488,6 +491,7 @@ struct symfile {
 	size_t names_len, names_cap;
 };
 
+/* a pure memo private to this file, like rescache */
 static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct symfile *symcache[SYMCACHE_FILES];
 static uint64_t symcache_clock;

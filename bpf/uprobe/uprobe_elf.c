@@ -32,6 +32,7 @@ static const char *errstr(int e)
 	return s ? s : "unknown error";
 }
 
+/* a pure memo private to this file (libelf's version check, once) */
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 static int elf_usable;
 

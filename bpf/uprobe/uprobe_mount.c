@@ -23,6 +23,7 @@
 
 /* ---- the daemon's own mount ---- */
 
+/* the daemon's mountpoint, set once at start (uprobe_exclude_dir()) */
 static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
 static char excluded_dir[PATH_MAX];
 static dev_t excluded_dev;

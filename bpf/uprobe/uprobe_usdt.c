@@ -6,6 +6,7 @@
  * https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct sdt_note {
 /* What a scan over the notes found. */
 struct sdt_scan {
 	const char *provider, *name; /* asked for; provider may be "" */
+	bool glob;		     /* either is a pattern: no ambiguity */
 	struct usdt_location *locs;
 	size_t n;
 	const char *matched_provider; /* the first provider that had NAME */
@@ -131,7 +133,7 @@ static int scan_add(struct sdt_scan *sc, const struct usdt_location *loc,
 
 	if (!sc->matched_provider)
 		sc->matched_provider = provider;
-	else if (strcmp(sc->matched_provider, provider))
+	else if (!sc->glob && strcmp(sc->matched_provider, provider))
 		sc->ambiguous = true;
 	more = realloc(sc->locs, (sc->n + 1) * sizeof(*more));
 	if (!more)
@@ -139,6 +141,17 @@ static int scan_add(struct sdt_scan *sc, const struct usdt_location *loc,
 	sc->locs = more;
 	sc->locs[sc->n++] = *loc;
 	return 0;
+}
+
+/* The note is the probe asked for, or one the pattern matches. */
+static bool note_matches(const struct sdt_scan *sc, const struct sdt_note *n)
+{
+	if (sc->glob)
+		return !fnmatch(sc->name, n->name, 0) &&
+		       (!sc->provider[0] ||
+			!fnmatch(sc->provider, n->provider, 0));
+	return !strcmp(n->name, sc->name) &&
+	       (!sc->provider[0] || !strcmp(n->provider, sc->provider));
 }
 
 /* Walk every note of .note.stapsdt; matches go to @sc. */
@@ -163,8 +176,7 @@ static int notes_scan(struct uprobe_elf *f, Elf_Scn *notes, uint64_t base,
 				&n))
 			continue;
 		have_add(sc, &n);
-		if (strcmp(n.name, sc->name) ||
-		    (sc->provider[0] && strcmp(n.provider, sc->provider)))
+		if (!note_matches(sc, &n))
 			continue;
 		err = note_location(f->elf, &n, base, f->st.st_size, &loc);
 		if (!err)
@@ -186,10 +198,10 @@ static int scan_result(const struct sdt_scan *sc, const char *path,
 	}
 	if (!sc->n) {
 		uprobe_set_err(terr, true,
-			       "no USDT probe '%s%s%s' in %s; it has: %s%s",
-			       sc->provider, sc->provider[0] ? ":" : "",
-			       sc->name, path, sc->have,
-			       sc->have_cut ? ", ..." : "");
+			       "no USDT probe %s'%s%s%s' in %s; it has: %s%s",
+			       sc->glob ? "matches " : "", sc->provider,
+			       sc->provider[0] ? ":" : "", sc->name, path,
+			       sc->have, sc->have_cut ? ", ..." : "");
 		return -ENOENT;
 	}
 	return 0;
@@ -200,7 +212,10 @@ int uprobe_usdt_resolve(const char *canonical, const char *provider,
 			size_t *n, struct uprobe_target *t,
 			struct uprobe_err *terr)
 {
-	struct sdt_scan sc = {.provider = provider, .name = name};
+	struct sdt_scan sc = {.provider = provider,
+			      .name = name,
+			      .glob = strpbrk(provider, "*?[") ||
+				      strpbrk(name, "*?[")};
 	struct uprobe_elf f;
 	GElf_Shdr sh;
 	Elf_Scn *notes;

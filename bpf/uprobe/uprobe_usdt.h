@@ -20,6 +20,8 @@ struct usdt_location {
  * @provider: PROVIDER, or "" to take NAME from whichever provider has it
  *            (then it must be one provider's only)
  * @name: NAME
+ * (Either may be a glob pattern, fnmatch(3): then every location of every
+ * probe that matches, in note order, and no ambiguity.)
  * @locs: out, a malloc'd array of the probe's locations (caller frees)
  * @n: out, their count (>= 1 on success)
  * @t: out, path, device and inode of the file (offset unset)
@@ -33,7 +35,8 @@ struct usdt_location {
  * locations and semaphores become file offsets through the PT_LOAD
  * segment that maps them (executable for a location, not for a semaphore).
  *
- * Return: 0, -ENOENT (no SDT notes, no such probe: the message lists the
+ * Return: 0, -ENOENT (no SDT notes, no such probe or none that matches:
+ * the message lists the
  * probes the file has, as many as fit), -EINVAL (a NAME several providers
  * have, a note or address outside the file's segments), or another -errno.
  */

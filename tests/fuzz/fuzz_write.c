@@ -3,8 +3,10 @@
  * libFuzzer target: whole sequences of writes to the control file's write
  * handler (fs/control.c: line assembly, all-or-nothing requests, read-back,
  * error_log), with bpf/parse.c behind it. The kernel side (probe_create(),
- * owned_remove() ...) is replaced by a model registry below, which makes,
- * fails and removes "links" deterministically from the line's bytes.
+ * owned_remove() ...) is replaced by a model registry below (the handle
+ * struct owned, made afresh for every input and handed to control_open()
+ * as the daemon hands its own), which makes, fails and removes "links"
+ * deterministically from the line's bytes.
  *
  * Input: byte 0 = flags, byte 1 = seed of the split points, the rest is the
  * byte stream written. Flags:
@@ -48,32 +50,35 @@ static void check(int cond, const char *what)
 
 /* ---- the model registry: what the kernel and owned.c would hold ---- */
 
-static struct {
-	__u32 id;
-	char *spec;
-	size_t spec_len;
-} reg[MAX_LINKS];
-static size_t reg_len;
-static __u32 next_id = 1000;
+/* owned.h's handle, opaque to control.c: here the model's state */
+struct owned {
+	struct {
+		__u32 id;
+		char *spec;
+		size_t spec_len;
+	} reg[MAX_LINKS];
+	size_t reg_len;
+	__u32 next_id;
+};
 
 /* ids made during the current control_write()/control_flush() call */
 static __u32 call_made[MAX_LINKS];
 static size_t call_made_len;
 
-static int reg_find(__u32 id)
+static int reg_find(const struct owned *o, __u32 id)
 {
 	size_t i;
 
-	for (i = 0; i < reg_len; i++)
-		if (reg[i].id == id)
+	for (i = 0; i < o->reg_len; i++)
+		if (o->reg[i].id == id)
 			return (int)i;
 	return -1;
 }
 
-static void reg_drop(size_t i)
+static void reg_drop(struct owned *o, size_t i)
 {
-	free(reg[i].spec);
-	reg[i] = reg[--reg_len];
+	free(o->reg[i].spec);
+	o->reg[i] = o->reg[--o->reg_len];
 }
 
 static unsigned int line_hash(const char *line, size_t len)
@@ -86,11 +91,12 @@ static unsigned int line_hash(const char *line, size_t len)
 	return h;
 }
 
-static int make_one(const char *line, size_t len, struct id_list *made)
+static int make_one(struct owned *o, const char *line, size_t len,
+		    struct id_list *made)
 {
 	char *spec;
 
-	if (reg_len == MAX_LINKS || call_made_len == MAX_LINKS)
+	if (o->reg_len == MAX_LINKS || call_made_len == MAX_LINKS)
 		return -ENOSPC;
 	if (id_list_reserve(made, 1))
 		return -ENOMEM;
@@ -99,17 +105,18 @@ static int make_one(const char *line, size_t len, struct id_list *made)
 		return -ENOMEM;
 	memcpy(spec, line, len);
 	spec[len] = '\0';
-	reg[reg_len].id = next_id;
-	reg[reg_len].spec = spec;
-	reg[reg_len++].spec_len = len;
-	call_made[call_made_len++] = next_id;
-	made->ids[made->len++] = next_id++;
+	o->reg[o->reg_len].id = o->next_id;
+	o->reg[o->reg_len].spec = spec;
+	o->reg[o->reg_len++].spec_len = len;
+	call_made[call_made_len++] = o->next_id;
+	made->ids[made->len++] = o->next_id++;
 	return 0;
 }
 
-int probe_create(const struct probe_spec *p, const char *line, size_t len,
-		 pid_t pid, struct id_list *made, struct path_memo *memo,
-		 struct bl_error *ce, char *warning, size_t warning_len)
+int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
+		 size_t len, pid_t pid, struct id_list *made,
+		 struct path_memo *memo, struct bl_error *ce, char *warning,
+		 size_t warning_len)
 {
 	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};
 	unsigned int h = line_hash(line, len);
@@ -123,7 +130,7 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	if (h % 7 == 0)
 		n = 0; /* fails before making anything */
 	for (i = 0; i < n; i++) {
-		err = make_one(line, len, made);
+		err = make_one(o, line, len, made);
 		if (err)
 			return err;
 		if (i == 0 && h % 11 == 0)
@@ -139,49 +146,59 @@ int probe_create(const struct probe_spec *p, const char *line, size_t len,
 	return 0;
 }
 
-int owned_remove(__u32 id)
+int owned_remove(struct owned *o, __u32 id)
 {
-	int i = reg_find(id);
+	int i = reg_find(o, id);
 
 	if (i < 0)
 		return id <= FOREIGN_ID_MAX ? -EPERM : -ENOENT;
-	reg_drop((size_t)i);
+	reg_drop(o, (size_t)i);
 	return 0;
 }
 
-int owned_remove_all(void)
+int owned_remove_all(struct owned *o)
 {
-	int n = (int)reg_len;
+	int n = (int)o->reg_len;
 
-	while (reg_len)
-		reg_drop(reg_len - 1);
+	while (o->reg_len)
+		reg_drop(o, o->reg_len - 1);
 	return n;
 }
 
+/* A registry entry by id, for sorting the listing */
+struct by_id {
+	__u32 id;
+	size_t at;
+};
+
 static int cmp_id(const void *a, const void *b)
 {
-	__u32 x = reg[*(const size_t *)a].id, y = reg[*(const size_t *)b].id;
+	__u32 x = ((const struct by_id *)a)->id,
+	      y = ((const struct by_id *)b)->id;
 
 	return x < y ? -1 : x > y;
 }
 
-char *owned_list(size_t *len)
+char *owned_list(struct owned *o, size_t *len)
 {
-	size_t idx[MAX_LINKS], i, total = 1, n = 0;
+	struct by_id idx[MAX_LINKS];
+	size_t i, total = 1, n = 0;
 	char *buf;
 
-	for (i = 0; i < reg_len; i++) {
-		idx[i] = i;
-		total += 12 + reg[i].spec_len;
+	for (i = 0; i < o->reg_len; i++) {
+		idx[i] = (struct by_id){o->reg[i].id, i};
+		total += 12 + o->reg[i].spec_len;
 	}
-	qsort(idx, reg_len, sizeof(idx[0]), cmp_id);
+	qsort(idx, o->reg_len, sizeof(idx[0]), cmp_id);
 	buf = malloc(total);
 	if (!buf)
 		return NULL;
-	for (i = 0; i < reg_len; i++) {
-		n += sprintf(buf + n, "%u\t", reg[idx[i]].id);
-		memcpy(buf + n, reg[idx[i]].spec, reg[idx[i]].spec_len);
-		n += reg[idx[i]].spec_len;
+	for (i = 0; i < o->reg_len; i++) {
+		size_t at = idx[i].at;
+
+		n += sprintf(buf + n, "%u\t", o->reg[at].id);
+		memcpy(buf + n, o->reg[at].spec, o->reg[at].spec_len);
+		n += o->reg[at].spec_len;
 		buf[n++] = '\n';
 	}
 	buf[n] = '\0';
@@ -202,7 +219,7 @@ static int known_errno(long r)
 }
 
 /* After a call: either all its links are kept and expected, or none. */
-static void account(long r)
+static void account(const struct owned *o, long r)
 {
 	size_t i;
 
@@ -212,19 +229,20 @@ static void account(long r)
 			if (expect_len < MAX_LINKS)
 				expect[expect_len++] = call_made[i];
 		} else {
-			check(reg_find(call_made[i]) < 0,
+			check(reg_find(o, call_made[i]) < 0,
 			      "a failed request leaves none of its links");
 		}
 	}
 	call_made_len = 0;
 }
 
-static void do_write(struct control_handle *h, const char *d, size_t n)
+static void do_write(struct owned *o, struct control_handle *h, const char *d,
+		     size_t n)
 {
 	ssize_t r = control_write(h, d, n, 4242);
 
 	check(r < 0 || (size_t)r == n, "write returns its length");
-	account(r);
+	account(o, r);
 }
 
 static size_t next_split(unsigned int *seed, unsigned char flags, size_t left)
@@ -241,7 +259,8 @@ static size_t next_split(unsigned int *seed, unsigned char flags, size_t left)
 	return n < left ? n : left;
 }
 
-static void giant_line(struct control_handle *h, unsigned char flags)
+static void giant_line(struct owned *o, struct control_handle *h,
+		       unsigned char flags)
 {
 	size_t n = LINE_MAX_BYTES - 1 + ((flags >> 3) & 3) % 3;
 	char *big = malloc(n);
@@ -250,8 +269,8 @@ static void giant_line(struct control_handle *h, unsigned char flags)
 	memset(big, 'k', n);
 	memcpy(big, "kprobe:", 7);
 	/* in two writes, so the partial-line path takes the limit */
-	do_write(h, big, n / 2);
-	do_write(h, big + n / 2, n - n / 2);
+	do_write(o, h, big, n / 2);
+	do_write(o, h, big + n / 2, n - n / 2);
 	free(big);
 }
 
@@ -280,11 +299,11 @@ static void check_readback(struct control_handle *h)
 }
 
 /* A handle that never wrote reads owned_list(), in odd chunk sizes. */
-static void check_listing(void)
+static void check_listing(struct owned *o)
 {
-	struct control_handle *h = control_open();
+	struct control_handle *h = control_open(o);
 	size_t want_len, off = 0;
-	char *want = owned_list(&want_len), buf[100];
+	char *want = owned_list(o, &want_len), buf[100];
 	ssize_t r;
 
 	check(h && want, "alloc");
@@ -322,6 +341,7 @@ static void check_error_log(void)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct control_handle *h;
+	struct owned *o;
 	unsigned char flags;
 	unsigned int seed;
 	size_t pos = 2, n;
@@ -331,27 +351,31 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		return 0;
 	flags = data[0];
 	seed = data[1];
-	h = control_open();
+	o = calloc(1, sizeof(*o));
+	check(o != NULL, "calloc");
+	o->next_id = 1000;
+	h = control_open(o);
 	check(h != NULL, "control_open");
 	if ((flags & 7) == 7)
-		giant_line(h, flags);
+		giant_line(o, h, flags);
 	while (pos < size) {
 		n = next_split(&seed, flags, size - pos);
-		do_write(h, (const char *)data + pos, n);
+		do_write(o, h, (const char *)data + pos, n);
 		pos += n;
 	}
 	if (!(flags & 0x20)) {
 		r = control_flush(h, 4242, false);
 		check(r == 0 || known_errno(r), "flush returns 0 or -errno");
-		account(r);
+		account(o, r);
 	} else {
 		call_made_len = 0;
 	}
 	check_readback(h);
-	check_listing();
+	check_listing(o);
 	check_error_log();
 	control_release(h);
-	owned_remove_all();
+	owned_remove_all(o);
+	free(o);
 	error_log_clear();
 	expect_len = 0;
 	return 0;

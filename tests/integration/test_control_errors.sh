@@ -77,6 +77,10 @@ case_ ENOENT "t:sched:no_such_tracepoint" no_such
 case_ ENOENT "t:no_such_category:sched_switch" no_such
 case_ ENOENT "s:no-such-event" no-such
 case_ ENOENT "-999999999"
+# no such process (perf_event_open(2)): the caret under pid=
+NOPID=$(($(cat /proc/sys/kernel/pid_max) + 1))
+case_ ESRCH "s:cpu-clock pid=$NOPID" pid=
+case_ ESRCH "u:$TGT:bpflinkfs_target_a pid=$NOPID" pid=
 if [ ! -d /sys/bus/event_source/devices/kprobe ]; then
 	case_ EOPNOTSUPP "k:do_sys_openat2"
 	case_ EOPNOTSUPP "kprobe:do_sys_openat2+4"

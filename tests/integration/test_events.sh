@@ -5,7 +5,8 @@
 # lines, with times inside the fixture's own clock readings and the return
 # values the function returned; overload loses events only as `# lost N`
 # lines that account for every hit; poll, O_NONBLOCK, access, leaks, and
-# blocked readers at SIGTERM and lazy unmount.
+# blocked readers at SIGTERM and lazy unmount; a raw tracepoint link's
+# execs; links adopted from a pin_dir, with and without its events maps.
 
 HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 source "$HERE/lib.sh"
@@ -161,6 +162,37 @@ else
 	echo "note: no syscalls:sys_enter_getppid tracepoint, not tried"
 fi
 
+# --- a raw tracepoint link (its own program instance, recording into the
+# counter's ring): a shell whose pid the test knows execs a script that
+# execs itself again; the stream holds exactly those execs of that pid:
+# the shell's own (comm sh) and the script's 1 + RT_N (comm evexec)
+RT_N=9
+if grep -qx 'rawtracepoint 1' "$MNT/features"; then
+	RT=$(ctl_create $'rawtracepoint:sched_process_exec\n') || die "rawtp"
+	assert_true "rawtracepoint: events listed" \
+		grep -qx events <(ls "$MNT/$RT")
+	printf '#!/bin/sh\n[ "$1" -gt 0 ] && exec "$0" $(($1 - 1))\nexit 0\n' \
+		>"$WORK/evexec"
+	chmod +x "$WORK/evexec"
+	start_reader rt "$RT"
+	/bin/sh -c 'echo $$ >"$1"; exec "$2" "$3"' sh "$WORK/rt.pid" \
+		"$WORK/evexec" "$RT_N"
+	pid=$(cat "$WORK/rt.pid")
+	wait_lines "$WORK/rt.out" $((RT_N + 2))
+	stop_reader rt
+	assert_eq "rawtracepoint: execs of $pid as evexec" $((RT_N + 1)) \
+		"$(awk -F'\t' -v p="$pid" '$3 == p && $4 == p && \
+			$5 == "evexec" && NF == 5' "$WORK/rt.out" | wc -l)"
+	assert_eq "rawtracepoint: all lines of $pid" $((RT_N + 2)) \
+		"$(awk -F'\t' -v p="$pid" '$3 == p' "$WORK/rt.out" | wc -l)"
+	assert_eq "rawtracepoint: first line of $pid" "sh" \
+		"$(awk -F'\t' -v p="$pid" '$3 == p {print $5; exit}' \
+			"$WORK/rt.out")"
+	echo "-$RT" >"$MNT/control"
+else
+	echo "note: no raw tracepoints here, rawtracepoint events not tried"
+fi
+
 # --- a multi link: TARGET names the function hit (nm's names, +0x0 as
 # funcs writes an entry)
 if [ -n "${MULTI_TARGET:-}" ] && [ -x "$MULTI_TARGET" ]; then
@@ -287,5 +319,82 @@ assert_eq "SIGTERM: daemon exited" 0 "$rc"
 wait "$BL_DAEMON_PID"
 assert_eq "SIGTERM: exit status" 0 "$?"
 BL_DAEMON_PID=
+# --- links adopted from a pin_dir: their programs (the previous daemon's)
+# record into the events maps pinned there, which the new daemon reuses;
+# with those pins gone, the new daemon has a ring of its own and adopted
+# links have no events file
+if grep -q ' /sys/fs/bpf bpf ' /proc/mounts ||
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null; then
+	PIN=/sys/fs/bpf/bpflinkfs-events-$$
+	trap 'rm -rf "$PIN"; bl_cleanup' EXIT
+	bl_mount -o "pin_dir=$PIN"
+	UP=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "uprobe"
+	for f in events_ring events_on events_lost events_bss; do
+		assert_true "pin_dir: $f pinned" test -e "$PIN/$f"
+	done
+	# killed while a reader is open: its switch stays on in the pinned
+	# maps until the next daemon switches it off
+	start_reader killed "$UP"
+	kill -KILL "$BL_DAEMON_PID"
+	wait "$BL_DAEMON_PID" 2>/dev/null
+	BL_DAEMON_PID=
+	stop_reader killed
+	assert_eq "killed daemon: the pinned .bss still records" 1 \
+		"$(bpftool map dump pinned "$PIN/events_bss" -j | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = d[0].get("formatted", d[0])["value"]
+print(v[".bss"][0]["events_active"] if isinstance(v, dict) else int.from_bytes(bytes(int(x, 16) for x in v[:4]), "little"))')"
+	umount -l "$MNT" # the dead daemon's mount
+	rmdir "$MNT"
+	bl_mount -o "pin_dir=$PIN"
+	assert_eq "pin_dir: $UP adopted" "$UP" "$(cut -f1 "$MNT/control")"
+	assert_eq "restart: no slot records before a reader" 0 "$(events_active)"
+	assert_true "adopted link: events listed" grep -qx events <(ls "$MNT/$UP")
+	start_reader adopted "$UP"
+	fixture 100
+	wait_lines "$WORK/adopted.out" 100
+	stop_reader adopted
+	out=$("${CHECK[@]}" check "$WORK/adopted.out" "$WORK/fix.out" 100 \
+		"$NCPU") || fail "adopted link stream: $out"
+	ok
+	assert_eq "adopted link: recording off after the close" 0 \
+		"$(events_active)"
+	bl_stop_daemon
+	rmdir "$MNT"
+	rm "$PIN"/events_*
+	bl_mount -o "pin_dir=$PIN"
+	assert_eq "pin_dir without events maps: $UP adopted" "$UP" \
+		"$(cut -f1 "$MNT/control")"
+	assert_true "adopted link, other ring: no events in ls" \
+		bash -c "! ls '$MNT/$UP' | grep -qx events"
+	assert_true "adopted link, other ring: events is ENOENT" \
+		bash -c "! cat '$MNT/$UP/events' 2>&1 | grep -qv 'No such file'"
+	assert_true "pin_dir: events maps pinned again" test -e "$PIN/events_ring"
+	# a map of another layout under one of those names: new maps, not
+	# pinned, with a log line; counting goes on
+	bl_stop_daemon
+	rmdir "$MNT"
+	rm "$PIN/events_on"
+	bpftool map create "$PIN/events_on" type array key 4 value 8 \
+		entries 1 name bl_test_other || die "bpftool map create"
+	bl_mount -o "pin_dir=$PIN"
+	assert_match "pin_dir: unusable events maps logged" \
+		"cannot use its events maps" "$(cat "$WORK/daemon.log")"
+	assert_true "adopted link, unusable maps: no events" \
+		bash -c "! ls '$MNT/$UP' | grep -qx events"
+	H0=$(cat "$MNT/$UP/hits")
+	fixture 10
+	assert_eq "adopted link, unusable maps: still counts" $((H0 + 10)) \
+		"$(cat "$MNT/$UP/hits")"
+	NEW=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "new"
+	assert_true "new link, unusable pins: events listed" \
+		grep -qx events <(ls "$MNT/$NEW")
+	bl_stop_daemon
+	rmdir "$MNT"
+	rm -rf "$PIN"
+else
+	echo "note: no bpffs at /sys/fs/bpf, adopted links' events not tried"
+fi
 mkl_stop foreign
 finish

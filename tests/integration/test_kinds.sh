@@ -132,9 +132,35 @@ else
 		err_at "$spec on a kernel that refuses trampolines" EOPNOTSUPP \
 			"$col" "refuses to load" "$spec"
 	done
+	# a pattern: its first match is refused the same way, nothing made
+	err_at "fentry pattern on a kernel that refuses trampolines" \
+		EOPNOTSUPP 7 "refuses to load" "fentry:vfs_rea?"
 	assert_eq "no link made by refused fentry lines" "$links_before" \
 		"$(daemon_link_ids)"
 fi
+# fentry/fexit patterns: BTF's functions (bpftool btf dump), one link each
+bpftool btf dump file /sys/kernel/btf/vmlinux | grep -o "FUNC '[^']*'" |
+	sed "s/FUNC '//; s/'$//" | sort -u >"$WORK/btf_funcs"
+if [ "$FENTRY" = 1 ] && [ -n "$SYSFN" ]; then
+	pat=${SYSFN%getppid}getp?id
+	want=$(grep -x "${SYSFN%getppid}getp.id" "$WORK/btf_funcs")
+	mapfile -t FW < <(ctl_create "fentry:$pat"$'\n')
+	assert_eq "fentry:$pat: one link per BTF match" "$(wc -l <<<"$want")" \
+		"${#FW[@]}"
+	assert_eq "fentry:$pat: their names" "$want" \
+		"$(for id in "${FW[@]}"; do cat "$MNT/$id/name"; done | sort)"
+	for id in "${FW[@]}"; do
+		assert_eq "fentry:$pat: spec of $id" "fentry:$pat" "$(cat "$MNT/$id/spec")"
+		ctl_write "-$id"$'\n' >/dev/null
+	done
+fi
+grep -q '^bpflinkfs_nope' "$WORK/btf_funcs" && die "bpflinkfs_nope* in BTF?"
+err_at "fentry pattern that matches nothing" ENOENT 7 "matches 'bpflinkfs_nope" \
+	"fentry:bpflinkfs_nope*"
+assert_true "BTF has more than 64 functions" test "$(wc -l <"$WORK/btf_funcs")" -gt 64
+err_at "fexit pattern of more than 64 functions" E2BIG 3 "more than 64" "fr:*"
+err_at "fentry pattern in a module that is not there" ENOENT 2 "no module" \
+	"f:bpflinkfs_nomod:x*"
 # a function that is not in BTF: ENOENT under FUNC (checked against BTF)
 bpftool btf dump file /sys/kernel/btf/vmlinux | grep -q "FUNC 'bpflinkfs_nope'" &&
 	die "bpflinkfs_nope is in BTF?"
@@ -213,25 +239,77 @@ want_guard=$(awk '$1 == "kt" && $2 == "guarded" {print $3}' "$S/expect")
 want_sema=$(awk '$1 == "kt" && $2 == "guarded" {print $4}' "$S/expect")
 sema_vaddr=$(awk '$1 == "kt" && $2 == "guarded" {print $5}' "$S/expect")
 assert_eq "fixture: kt:twice has two locations" 2 "$(wc -l <<<"$want_twice")"
+# where the kernel has uprobe_multi links, a USDT line makes one (its
+# targets in funcs); else one uprobe link per location
+UM=$(awk '$1 == "uprobe_multi" {print $2}' "$MNT/features")
+
+# want_locs AWK-CONDITION: "OFFSET REF_CTR_OFFSET" of the fixture's
+# locations (readelf) that match, as 0x hex, sorted
+want_locs() {
+	awk "$1"' {print $3, $4}' "$S/expect" | while read -r o r; do
+		printf '0x%x 0x%x\n' "$o" "$r"
+	done | sort
+}
+# funcs_col ID COLUMN: one column of ID/funcs (header dropped), by name
+funcs_col() {
+	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == c) n = i; next } { print $n }' "$MNT/$1/funcs"
+}
+# got_locs ID: "OFFSET REF_CTR_OFFSET" of a usdt link as the tree shows
+# it (funcs of a uprobe_multi link; offset and ref_ctr_offset otherwise)
+got_locs() {
+	if [ "$UM" = 1 ]; then
+		paste -d' ' <(funcs_col "$1" OFFSET) <(funcs_col "$1" REF_CTR_OFFSET)
+	else
+		echo "$(cat "$MNT/$1/offset") $(cat "$MNT/$1/ref_ctr_offset" 2>/dev/null || echo 0)"
+	fi | while read -r o r; do printf '0x%x 0x%x\n' "$o" "$r"; done | sort
+}
 
 mapfile -t TW < <(cd "$S" && ctl_create "U:./fix:kt:twice"$'\n')
-assert_eq "kt:twice: one link per location" 2 "${#TW[@]}"
-got=$(for id in "${TW[@]}"; do cat "$MNT/$id/offset"; done | sort)
-assert_eq "kt:twice offsets (readelf -n)" "$want_twice" "$got"
+if [ "$UM" = 1 ]; then
+	assert_eq "kt:twice: one uprobe_multi link" 1 "${#TW[@]}"
+	assert_eq "kt:twice type" uprobe_multi "$(cat "$MNT/${TW[0]}/type")"
+	assert_eq "kt:twice count" 2 "$(cat "$MNT/${TW[0]}/count")"
+	assert_eq "kt:twice funcs = readelf -n locations" \
+		"$(want_locs '$1 == "kt" && $2 == "twice"')" "$(got_locs "${TW[0]}")"
+else
+	assert_eq "kt:twice: one link per location" 2 "${#TW[@]}"
+	got=$(for id in "${TW[@]}"; do got_locs "$id"; done | sort)
+	assert_eq "kt:twice offsets (readelf -n)" \
+		"$(want_locs '$1 == "kt" && $2 == "twice"')" "$got"
+	assert_match "kt:twice: a warning says one link per location" \
+		"no uprobe_multi links" "$(tail -n 3 "$MNT/error_log")"
+fi
 for id in "${TW[@]}"; do
 	assert_eq "kt:twice spec of $id" "U:./fix:kt:twice" "$(cat "$MNT/$id/spec")"
+	assert_eq "kt:twice: control lists $id with its spec" \
+		"$id"$'\t'"U:./fix:kt:twice" "$(owned_listing | grep "^$id"$'\t')"
 done
 mapfile -t GU < <(ctl_create "usdt:$FIX:guarded"$'\n')
 G=${GU[0]:-0}
-assert_eq "kt:guarded offset (readelf -n)" "$want_guard" "$(cat "$MNT/$G/offset")"
-if [ -e "$MNT/$G/ref_ctr_offset" ]; then
-	assert_eq "kt:guarded ref_ctr_offset (readelf -n, -lW)" "$want_sema" \
-		"$(cat "$MNT/$G/ref_ctr_offset")"
-fi
-"$FIX" 7
-for id in "${TW[@]}" "$G"; do
-	assert_eq "hits of $id after 7 calls" 7 "$(cat "$MNT/$id/hits")"
+assert_eq "kt:guarded: one link" 1 "${#GU[@]}"
+assert_eq "kt:guarded offset and semaphore (readelf -n, -lW)" \
+	"$(want_locs '$1 == "kt" && $2 == "guarded"')" "$(got_locs "$G")"
+assert_eq "kt:guarded semaphore is not 0" 1 \
+	"$(want_locs '$1 == "kt" && $2 == "guarded"' | grep -vc ' 0x0$')"
+# read-back: the spec recreates the same probe, semaphore included
+for id in "${TW[0]}" "$G"; do
+	mapfile -t RBU < <(cd "$S" && ctl_create "$(cat "$MNT/$id/spec")"$'\n')
+	assert_eq "spec of $id recreates its locations and semaphores" \
+		"$(got_locs "$id")" "$(for r in "${RBU[@]}"; do got_locs "$r"; done | sort)"
+	for r in "${RBU[@]}"; do ctl_write "-$r"$'\n' >/dev/null; done
 done
+"$FIX" 7
+if [ "$UM" = 1 ]; then
+	assert_eq "kt:twice hits after 7 calls" 14 "$(cat "$MNT/${TW[0]}/hits")"
+	assert_eq "kt:twice: 7 hits per location (funcs)" "7 7" \
+		"$(funcs_col "${TW[0]}" HITS | paste -sd' ')"
+else
+	for id in "${TW[@]}"; do
+		assert_eq "hits of $id after 7 calls" 7 "$(cat "$MNT/$id/hits")"
+	done
+fi
+assert_eq "kt:guarded hits after 7 calls" 7 "$(cat "$MNT/$G/hits")"
 
 # the semaphore, read in a running process while linked and after removal
 # (the process waits on a fifo; its load base from /proc/PID/maps)
@@ -264,7 +342,12 @@ assert_eq "semaphore back to 0 after removal" 0 "$(sema_now)"
 printf 'xx' >&$FD
 exec {FD}>&-
 wait $FPID
-assert_eq "twice hits with the semaphore gone" 10 "$(cat "$MNT/${TW[0]}/hits")"
+if [ "$UM" = 1 ]; then
+	assert_eq "twice hits with the semaphore gone" "10 10" \
+		"$(funcs_col "${TW[0]}" HITS | paste -sd' ')"
+else
+	assert_eq "twice hits with the semaphore gone" 10 "$(cat "$MNT/${TW[0]}/hits")"
+fi
 
 cd "$S" || die cd
 err_at "unknown USDT provider" ENOENT 8 "kt:guarded" "U:./fix:zz:twice"
@@ -273,6 +356,26 @@ err_at "unknown USDT name" ENOENT 8 "no USDT probe 'nope'" "U:./fix:nope"
 err_at "USDT name of two providers" EINVAL 8 "several providers" "U:./fix:dup"
 err_at "file without USDT notes" ENOENT 2 "no USDT probes" "U:/bin/true:x"
 err_at "no such file" ENOENT 2 "" "U:./nofile:kt:twice"
+err_at "USDT pattern that matches nothing" ENOENT 8 \
+	"no USDT probe matches 'kt:zz\\*'" "U:./fix:kt:zz*"
+err_at "USDT pattern that matches nothing lists the probes" ENOENT 8 \
+	"kt:twice" "U:./fix:kt:zz*"
+err_at "USDT pattern with an unclosed [" EINVAL 11 "unclosed" "U:./fix:kt:[ab"
+# USDT patterns: every location of every probe that matches, one link
+if [ "$UM" = 1 ]; then
+	for pat in 'kt:*:$1 == "kt"' '*:$1 != ""' '*:dup:$2 == "dup"' \
+		'k?:[dt]*:$1 == "kt" && ($2 == "dup" || $2 == "twice")'; do
+		spec=U:./fix:${pat%:*}
+		mapfile -t W < <(ctl_create "$spec"$'\n')
+		assert_eq "$spec: one uprobe_multi link" 1 "${#W[@]}"
+		assert_eq "$spec: funcs = readelf -n locations and semaphores" \
+			"$(want_locs "${pat##*:}")" "$(got_locs "${W[0]:-0}")"
+		assert_eq "$spec: spec" "$spec" "$(cat "$MNT/${W[0]:-0}/spec")"
+	done
+	"$FIX" 2
+	assert_eq "$spec: 2 hits per location" "2 2 2" \
+		"$(funcs_col "${W[0]:-0}" HITS | paste -sd' ')"
+fi
 cd / || die cd
 PYL=()
 mapfile -t DUP < <(ctl_create "U:$FIX:other:dup"$'\n')
@@ -300,7 +403,11 @@ done
 bl_stop_daemon
 bl_mount -o "pin_dir=$PIN"
 mapfile -t P < <(ctl_create "rt:sched_process_exec"$'\n'"U:$FIX:kt:twice"$'\n')
-assert_eq "pinned: three links" 3 "${#P[@]}"
+if [ "$UM" = 1 ]; then
+	assert_eq "pinned: two links" 2 "${#P[@]}"
+else
+	assert_eq "pinned: three links" 3 "${#P[@]}"
+fi
 "$FIX" 2
 bl_stop_daemon
 bl_mount -o "pin_dir=$PIN"
@@ -312,7 +419,13 @@ before=$(cat "$MNT/${P[0]}/hits")
 assert_true "adopted rt link still counts" \
 	test "$(cat "$MNT/${P[0]}/hits")" -gt "$before"
 "$FIX" 3
-assert_eq "adopted usdt link kept its hits" 5 "$(cat "$MNT/${P[1]}/hits")"
+if [ "$UM" = 1 ]; then
+	assert_eq "adopted usdt link kept its hits" 10 "$(cat "$MNT/${P[1]}/hits")"
+	assert_eq "adopted usdt link: hits per location" "5 5" \
+		"$(funcs_col "${P[1]}" HITS | paste -sd' ')"
+else
+	assert_eq "adopted usdt link kept its hits" 5 "$(cat "$MNT/${P[1]}/hits")"
+fi
 ctl_write "-*"$'\n' >/dev/null
 for id in "${P[@]}"; do bl_link_gone "pinned $id removed" "$id"; done
 bl_stop_daemon

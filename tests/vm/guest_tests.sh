@@ -510,7 +510,7 @@ test_multi() {
 # fentry/fexit/rawtracepoint (issue 15): count execs the test drives where
 # the kernel has them (features), else a clear error and no link.
 test_kinds() {
-	local spec id want sys hits i
+	local spec id want sys hits i ids
 	case $(uname -m) in
 	x86_64) sys=__x64_sys_execve ;;
 	aarch64) sys=__arm64_sys_execve ;;
@@ -538,6 +538,89 @@ test_kinds() {
 			fail "$spec removal"
 	done
 	expect_ctl_error "fentry:bpflinkfs_no_such_function" "fentry not in BTF"
+	expect_ctl_error "fentry:bpflinkfs_no_such_fun*" "fentry pattern matching nothing"
+	if [ "$(feature fentry)" = 1 ]; then
+		ids=$(ctl_ids "fentry:bpf_fentry_test[12]")
+		eq "fentry pattern: a link per BTF match" \
+			"bpf_fentry_test1 bpf_fentry_test2" \
+			"$(for id in $ids; do rd "$MNT/$id/name"; done | sort | paste -sd' ')"
+		printf -- '-*\n' >"$MNT/control"
+	fi
+}
+
+# ctl_ids SPEC: the ids one line made (a line may make several links)
+ctl_ids() {
+	(
+		exec 3<>"$MNT/control" || exit 1
+		printf '%s\n' "$1" >&3 || exit 1
+		while read -r -t 2 id <&3; do echo "$id"; done
+	) 2>"$WORK/ctl.err"
+}
+
+# locs_of ID: "OFFSET REF_CTR_OFFSET" a usdt link shows, 0x hex, sorted
+locs_of() {
+	if [ -e "$MNT/$1/funcs" ]; then
+		tail -n +2 "$MNT/$1/funcs" | cut -f1,3
+	else
+		printf '%s\t%s\n' "$(rd "$MNT/$1/offset")" \
+			"$([ -e "$MNT/$1/ref_ctr_offset" ] &&
+				rd "$MNT/$1/ref_ctr_offset" || echo 0)"
+	fi | while IFS=$'\t' read -r o r; do printf '0x%x 0x%x\n' "$o" "$r"; done
+}
+
+# test_usdt (issue 15): a USDT probe of two locations makes one
+# uprobe_multi link where the kernel has them (6.12), else one uprobe link
+# per location and a warning (6.1); locations and the semaphore as the
+# host's readelf gives them (guest.env), hits as the fixture fires.
+test_usdt() {
+	local fx=$BL/bpflinkfs_usdt_fixture ids n id got sum h
+	if [ ! -x "$fx" ] || [ -z "${USDT_TWICE:-}" ]; then
+		skip "usdt: no fixture (the host lacks <sys/sdt.h>)"
+		return
+	fi
+	ids=$(ctl_ids "U:$fx:kt:twice")
+	n=$(echo "$ids" | grep -c '^[0-9]')
+	"$fx" 4
+	got=$(for id in $ids; do locs_of "$id"; done | sort)
+	id=$(echo "$ids" | head -n1)
+	if [ -e "$MNT/${id:-0}/funcs" ] || [ -e "$MNT/${id:-0}/ref_ctr_offset" ]; then
+		eq "usdt kt:twice: locations and semaphores = readelf -n" \
+			"$USDT_TWICE" "$got"
+	else # 6.1: the kernel reports no ref_ctr_offset of a perf link
+		eq "usdt kt:twice: locations = readelf -n" \
+			"$(echo "$USDT_TWICE" | cut -d' ' -f1)" \
+			"$(echo "$got" | cut -d' ' -f1)"
+	fi
+	if [ "$(feature uprobe_multi)" = 1 ]; then
+		eq "usdt kt:twice: one link" 1 "$n"
+		id=$(echo "$ids" | head -n1)
+		eq "usdt kt:twice: type" uprobe_multi "$(rd "$MNT/$id/type")"
+		num_eq "usdt kt:twice: hits" 8 "$(rd "$MNT/$id/hits")"
+		eq "usdt kt:twice: hits per location" "4 4" \
+			"$(tail -n +2 "$MNT/$id/funcs" | cut -f5 | paste -sd' ')"
+	else
+		eq "usdt without uprobe_multi: a link per location" 2 "$n"
+		sum=0
+		for id in $ids; do
+			eq "usdt fallback: type" uprobe "$(rd "$MNT/$id/type")"
+			h=$(rd "$MNT/$id/hits")
+			sum=$((sum + ${h//[^0-9]/}))
+		done
+		num_eq "usdt fallback: hits" 8 "$sum"
+		grep -q "warning: .*no uprobe_multi links.*USDT location" \
+			"$MNT/error_log" && ok "usdt fallback: warning in error_log" ||
+			fail "usdt fallback: no warning: $(tail -n3 "$MNT/error_log")"
+	fi
+	id=$(ctl "U:$fx:guarded")
+	"$fx" 3
+	got=$(locs_of "${id:-0}")
+	if [ -e "$MNT/${id:-0}/funcs" ] || [ -e "$MNT/${id:-0}/ref_ctr_offset" ]; then
+		eq "usdt kt:guarded: location and semaphore" "$USDT_GUARD" "$got"
+	else
+		eq "usdt kt:guarded: location" "${USDT_GUARD% *}" "${got% *}"
+	fi
+	num_eq "usdt kt:guarded: hits (semaphore raised)" 3 "$(rd "$MNT/${id:-0}/hits")"
+	printf -- '-*\n' >"$MNT/control"
 }
 
 # events of a kretprobe (DESIGN.md 3.6): `sleep` processes started after the
@@ -559,6 +642,78 @@ test_kretprobe_events() {
 		NF == 6' "$WORK/kr.out" | wc -l)
 	[ "$n" -ge 1 ] && ok "kretprobe events: sleep $pid with RETVAL 0x0" ||
 		fail "kretprobe events: no line of sleep $pid: $(head -3 "$WORK/kr.out")"
+	ctl_rm "$id"
+}
+
+# events of fentry/fexit (DESIGN.md 3.6; their per-link program instance
+# records into the counter's ring): a shell whose pid the test knows
+# execs /bin/true (execve returns 0, with the new comm) and then a missing
+# file (execve returns -ENOENT, comm still sh). fexit's RETVAL is
+# __x64_sys_execve's long return value; fentry lines have no RETVAL.
+test_tracing_events() {
+	local sys spec id cpid p1 p2 n want
+	if [ "$(feature fentry)" != 1 ]; then
+		skip "fentry/fexit events: this kernel refuses or lacks fentry"
+		return
+	fi
+	case $(uname -m) in
+	x86_64) sys=__x64_sys_execve ;;
+	aarch64) sys=__arm64_sys_execve ;;
+	*) skip "fexit events: no syscall name for $(uname -m)"; return ;;
+	esac
+	for spec in "fentry:$sys" "fexit:$sys"; do
+		id=$(ctl "$spec")
+		[ -n "$id" ] || { fail "$spec for events: $(cat "$WORK/ctl.err")"; continue; }
+		[ -e "$MNT/$id/events" ] && ok "$spec: events listed" ||
+			fail "$spec: no events file"
+		cat "$MNT/$id/events" >"$WORK/tr.out" &
+		cpid=$!
+		sleep 0.5
+		/bin/sh -c 'echo $$ >"$1"; exec /bin/true' sh "$WORK/tr.p1"
+		/bin/sh -c 'echo $$ >"$1"; exec /bpflinkfs/no/such/file' sh \
+			"$WORK/tr.p2" 2>/dev/null
+		sleep 0.5
+		kill "$cpid"
+		wait "$cpid" 2>/dev/null
+		p1=$(cat "$WORK/tr.p1")
+		p2=$(cat "$WORK/tr.p2")
+		if [ "${spec%%:*}" = fexit ]; then
+			n=$(awk -F'\t' -v p="$p1" '$3 == p && $4 == p && $5 == "true" &&
+				$6 == "0x0" && NF == 6' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve of true by $p1, RETVAL 0x0" 1 "$n"
+			want=0xfffffffffffffffe # -ENOENT as a long
+			n=$(awk -F'\t' -v p="$p2" -v r="$want" '$3 == p && $5 == "sh" &&
+				$6 == r && NF == 6' "$WORK/tr.out" | wc -l)
+			eq "$spec events: failed execve by $p2, RETVAL -ENOENT" 1 "$n"
+		else
+			n=$(awk -F'\t' -v p="$p1" '$3 == p && $4 == p && $5 == "sh" &&
+				NF == 5' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve by $p1 (comm sh, before exec)" 1 "$n"
+			n=$(awk -F'\t' -v p="$p2" '$3 == p && $5 == "sh" &&
+				NF == 5' "$WORK/tr.out" | wc -l)
+			eq "$spec events: execve by $p2 (comm sh)" 1 "$n"
+		fi
+		ctl_rm "$id"
+	done
+	# a function returning void: RETVAL `-` (nothing the kernel lets a
+	# fexit program read); cat's open of /proc/version installs an fd
+	id=$(ctl "fexit:fd_install")
+	[ -n "$id" ] || { fail "fexit:fd_install: $(cat "$WORK/ctl.err")"; return; }
+	cat "$MNT/$id/events" >"$WORK/tr.out" &
+	cpid=$!
+	sleep 0.5
+	/bin/sh -c 'echo $$ >"$1"; exec cat /proc/version' sh "$WORK/tr.p1" \
+		>/dev/null
+	sleep 0.5
+	kill "$cpid"
+	wait "$cpid" 2>/dev/null
+	p1=$(cat "$WORK/tr.p1")
+	n=$(awk -F'\t' -v p="$p1" '$3 == p && $5 == "cat" && $6 == "-" &&
+		NF == 6' "$WORK/tr.out" | wc -l)
+	[ "$n" -ge 1 ] && ok "fexit:fd_install events: RETVAL - ($n lines of cat $p1)" ||
+		fail "fexit:fd_install events: no line of cat $p1: $(head -3 "$WORK/tr.out")"
+	eq "fexit:fd_install events: no other RETVAL" 0 \
+		"$(awk -F'\t' -v p="$p1" '$3 == p && $6 != "-"' "$WORK/tr.out" | wc -l)"
 	ctl_rm "$id"
 }
 
@@ -614,7 +769,9 @@ main() {
 		test_control
 		test_multi
 		test_kinds
+		test_usdt
 		test_tracing
+		test_tracing_events
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached

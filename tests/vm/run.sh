@@ -80,12 +80,49 @@ command -v readelf >/dev/null || skip "readelf is not installed (binutils)"
 } >"$WORK/guest.env"
 grep -q '=0x' "$WORK/guest.env" || skip "no bpflinkfs_target_a in $TARGET"
 
+# usdt_locs FILE PROVIDER NAME: "OFFSET REF_CTR_OFFSET" of each location
+# of a USDT probe, from readelf -n, as file offsets through readelf -lW's
+# PT_LOAD segments (and -SW's .stapsdt.base for prelinked files), sorted
+usdt_locs() {
+	python3 - "$2" "$3" <(readelf -nW "$1") <(readelf -SW "$1") \
+		<(readelf -lW "$1") <<'EOF' | sort
+import re, sys
+prov, name = sys.argv[1:3]
+notes, sects, phdrs = (open(f).read() for f in sys.argv[3:6])
+m = re.search(r'\]\s+\.stapsdt\.base\s+\S+\s+([0-9a-f]+)', sects)
+base = int(m.group(1), 16) if m else 0
+loads = [tuple(int(x, 16) for x in m.groups()) for m in re.finditer(
+    r'LOAD\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+\S+\s+(0x[0-9a-f]+)', phdrs)]
+def off(v):
+    for o, va, sz in loads:
+        if va <= v < va + sz:
+            return v - va + o
+    sys.exit("address %#x in no PT_LOAD" % v)
+for m in re.finditer(r'Provider: (\S+)\s+Name: (\S+)\s+Location: (0x[0-9a-f]+), '
+                     r'Base: (0x[0-9a-f]+), Semaphore: (0x[0-9a-f]+)', notes):
+    p, n, loc, nbase, sema = m.groups()
+    if (p, n) != (prov, name):
+        continue
+    pc = int(loc, 16) + (base - int(nbase, 16) if base else 0)
+    s = int(sema, 16)
+    print("%#x %#x" % (off(pc), off(s) if s else 0))
+EOF
+}
+USDT_FIXTURE=${USDT_FIXTURE:-$BUILD/tests/tools/bpflinkfs_usdt_fixture}
+if [ -x "$USDT_FIXTURE" ] && command -v python3 >/dev/null; then
+	{
+		echo "USDT_TWICE='$(usdt_locs "$USDT_FIXTURE" kt twice)'"
+		echo "USDT_GUARD='$(usdt_locs "$USDT_FIXTURE" kt guarded)'"
+	} >>"$WORK/guest.env"
+fi
+
 GUEST=${BPFLINKFS_VM_GUEST:-$HERE/guest_tests.sh}
 FILES=("$BPFLINKFS" "$MKLINKS" "$TARGET" "$TEST_ABI" "$GUEST"
 	"$WORK/guest.env")
 read -ra extra <<<"${BPFLINKFS_VM_FILES:-}"
 FILES+=("${extra[@]}")
 [ -x "$TEST_TASKFD" ] && FILES+=("$TEST_TASKFD")
+[ -x "$USDT_FIXTURE" ] && FILES+=("$USDT_FIXTURE")
 SETBPF=${SETBPF:-$BUILD/tests/tools/setbpf}
 [ -x "$SETBPF" ] && FILES+=("$SETBPF")
 
