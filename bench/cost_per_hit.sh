@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# cost_per_hit.sh [--quick] [ROUNDS]
+# cost_per_hit.sh [--quick] [--vm] [ROUNDS]
 #
 # Nanoseconds per call of a probed function, in paired rounds, under:
 #   none     no probe
@@ -9,15 +9,23 @@
 #            with libbpf (empty_attach.c, empty.bpf.c)
 #   counter  bpflinkfs's built-in counter, made through control
 #   bpftrace Debian's bpftrace with `{ @ = count(); }` on the same probe
+#   events   the built-in counter with a reader draining `cat ID/events`
+#            (into awk, which counts the lines and `# lost N`)
+#   btprintf bpftrace `printf("%d %d %s\n", pid, tid, comm)` on the same
+#            probe, its output drained the same way
 # for two rows: uprobe (hit_fixture calls an empty noinline function that
 # starts with `push %rbp`) and tracepoint (syscalls:sys_enter_getpid, the
 # fixture calls getpid). The fixture runs on CPU 0 (taskset), everything
 # else on the last CPU. Overhead per hit = time per call - none's;
 # reported: counter/empty and counter/bpftrace (medians over rounds of the
-# ratio paired within each round), and whether the counter's own cost
-# above the empty program is at most half of bpftrace's.
+# ratio paired within each round), whether the counter's own cost above
+# the empty program is at most half of bpftrace's, and events/btprintf.
 # Each run is checked: the counter's hits and bpftrace's @ must hold the
-# calls made (a probe that did not fire would make a cheap, false figure).
+# calls made (a probe that did not fire would make a cheap, false figure);
+# the events stream's lines + `# lost N` must account for the hits, and
+# bpftrace's printed lines + its "Lost N events" for the calls.
+#
+# --vm runs the fentry row instead, in the qemu lanes (cost_per_hit_vm.sh).
 #
 # N calls per run: 10,000,000 (--quick: 1,000,000; CALLS=N sets it).
 # ROUNDS default 5 (--quick 3). Needs root, gcc, clang, libbpf, bpftrace,
@@ -33,8 +41,12 @@ rounds=5
 for a in "$@"; do
 	case $a in
 	--quick) calls=1000000 rounds=3 ;;
+	--vm)
+		args=()
+		for b in "$@"; do [ "$b" = --vm ] || args+=("$b"); done
+		exec bash "$here/cost_per_hit_vm.sh" "${args[@]}" ;;
 	[0-9]*) rounds=$a ;;
-	*) echo "usage: cost_per_hit.sh [--quick] [ROUNDS]" >&2; exit 2 ;;
+	*) echo "usage: cost_per_hit.sh [--quick] [--vm] [ROUNDS]" >&2; exit 2 ;;
 	esac
 done
 calls=${CALLS:-$calls}
@@ -93,10 +105,65 @@ probe_of() {
 		echo "tracepoint:syscalls:sys_enter_getpid"
 }
 
+# make_counter ROW: a counter link through control; prints its id
+make_counter() {
+	local id
+	exec 3<>"$mnt/control"
+	echo "$(probe_of "$1")" >&3
+	read -r id <&3
+	exec 3>&-
+	echo "$id"
+}
+
+# A reader's drain: awk counts the lines of a stream (LINES: all the
+# records, FIX: those of the fixture's comm, LOST: the sum of `# lost N`
+# and bpftrace's "Lost N events"), and notes bpftrace's "Attaching" line.
+# It writes its count every 65536 lines, so the caller can see it settle.
+count_stream() {
+	taskset -c "$last" awk -v f="$work/count" -v a="$work/attached" '
+	function dump() { printf "%d %d %d\n", n, fx, lost > f; close(f) }
+	/^Attaching/ { print > a; close(a); next }
+	/^# lost / { lost += $3; next }
+	/^Lost [0-9]+ events/ { lost += $2; next }
+	/^$/ { next } # bpftrace ends with an empty line
+	{ n++; if ($NF == "hit_fixture") fx++; if (n % 65536 == 0) dump() }
+	END { dump() }'
+}
+
+# settle: wait until the drain's count has not moved for 0.5 s (at most 30 s)
+settle() {
+	local prev= cur i
+	for i in $(seq 60); do
+		sleep 0.5
+		cur=$(cat "$work/count" 2>/dev/null)
+		[ "$cur" = "$prev" ] && return
+		prev=$cur
+	done
+}
+
+# check_stream HOW ROW H: the drain's count against the calls (and, for the
+# events stream, H hits counted between before the open and after the close);
+# appends to checks.tsv, prints the verdict
+check_stream() {
+	local how=$1 row=$2 h=$3 lines fx lost ok=yes
+	read -r lines fx lost <"$work/count"
+	# every call of the fixture is a line or a counted loss
+	[ $((fx + lost)) -ge "$calls" ] || ok=no
+	# nothing printed that was not hit (the events stream)
+	[ "$how" = events ] && [ $((lines + lost)) -gt "$h" ] && ok=no
+	# only the fixture calls hot_fn: exact
+	[ "$row" = uprobe ] && [ $((lines + lost)) -ne "$calls" ] && ok=no
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$row" "$how" \
+		"$lines" "$fx" "$lost" "$h" "$ok" >>"$work/checks.tsv"
+	[ "$ok" = yes ] || echo "$how $row: lines $lines (fixture $fx) lost $lost" \
+		"hits $h for $calls calls: not accounted" >&2
+}
+
 # measure ROW HOW: ns per call, after checking the probe fired
 measure() {
-	local row=$1 how=$2 mode ns id hits out
+	local row=$1 how=$2 mode ns id hits h0 out apid
 	mode=$(fixture_mode "$row")
+	rm -f "$work/count" "$work/attached" "$work/drain"
 	case $how in
 	none) run_fixture "$mode" ;;
 	empty)
@@ -115,10 +182,7 @@ measure() {
 		kill "$hpid"; wait "$hpid" 2>/dev/null || true; hpid=
 		echo "$ns" ;;
 	counter)
-		exec 3<>"$mnt/control"
-		echo "$(probe_of "$row")" >&3
-		read -r id <&3
-		exec 3>&-
+		id=$(make_counter "$row")
 		ns=$(run_fixture "$mode")
 		hits=$(cat "$mnt/$id/hits")
 		echo "-$id" >"$mnt/control"
@@ -130,7 +194,7 @@ measure() {
 			"$(probe_of "$row") { @ = count(); }" >"$work/bt.out" 2>&1 &
 		hpid=$!
 		for _ in $(seq 300); do
-			grep -q Attaching "$work/bt.out" && break
+			grep -qs Attaching "$work/bt.out" && break
 			sleep 0.1
 		done
 		sleep 2 # it prints before it attaches
@@ -140,16 +204,56 @@ measure() {
 		[ "${hits:-0}" -ge "$calls" ] ||
 			{ echo "bpftrace: @ ${hits:-none} < $calls calls" >&2; exit 1; }
 		echo "$ns" ;;
+	events)
+		id=$(make_counter "$row")
+		mkfifo "$work/drain"
+		count_stream <"$work/drain" & apid=$!
+		h0=$(cat "$mnt/$id/hits")
+		taskset -c "$last" cat "$mnt/$id/events" >"$work/drain" &
+		hpid=$!
+		sleep 1 # the open switches recording on
+		ns=$(run_fixture "$mode")
+		settle
+		kill "$hpid"; wait "$hpid" 2>/dev/null || true; hpid=
+		wait "$apid"
+		hits=$(cat "$mnt/$id/hits")
+		echo "-$id" >"$mnt/control"
+		check_stream events "$row" $((hits - h0))
+		echo "$ns" ;;
+	btprintf)
+		mkfifo "$work/drain"
+		count_stream <"$work/drain" & apid=$!
+		taskset -c "$last" bpftrace -e "$(probe_of "$row") \
+			{ printf(\"%d %d %s\\n\", pid, tid, comm); }" \
+			>"$work/drain" 2>"$work/bt.err" &
+		hpid=$!
+		for _ in $(seq 300); do
+			[ -e "$work/attached" ] && break
+			sleep 0.1
+		done
+		sleep 2 # it prints before it attaches
+		ns=$(run_fixture "$mode")
+		settle
+		kill -INT "$hpid"; wait "$hpid" 2>/dev/null || true; hpid=
+		wait "$apid"
+		# bpftrace may say "Lost N events" on stderr
+		lost=$(sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' "$work/bt.err" |
+			awk '{ s += $1 } END { print s + 0 }')
+		read -r lines fx l2 <"$work/count"
+		echo "$lines $fx $((l2 + lost))" >"$work/count"
+		check_stream btprintf "$row" 0
+		echo "$ns" ;;
 	esac
 }
 
 raw=$work/raw.tsv
-hows=(none empty counter bpftrace)
+hows=(none empty counter bpftrace events btprintf)
+: >"$work/checks.tsv"
 for r in $(seq "$rounds"); do
 	for row in uprobe tracepoint; do
 		# rotate the order each round, so drift favours no one
-		for k in 0 1 2 3; do
-			how=${hows[$(((k + r) % 4))]}
+		for k in "${!hows[@]}"; do
+			how=${hows[$(((k + r) % ${#hows[@]}))]}
 			printf '%s\t%s\t%s\t%s\n' "$r" "$row" "$how" \
 				"$(measure "$row" "$how")" >>"$raw"
 		done
@@ -159,9 +263,10 @@ done
 
 out=$here/results/cost_per_hit-$(date +%Y%m%d-%H%M)-$(uname -r).txt
 mkdir -p "$here/results"
-python3 - "$raw" "$calls" "$rounds" <<'PY' | tee "$out"
+python3 - "$raw" "$work/checks.tsv" "$calls" "$rounds" <<'PY' | tee "$out"
 import collections, statistics, sys, os
-raw, calls, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+raw, checks, calls, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+HOWS = ("none", "empty", "counter", "bpftrace", "events", "btprintf")
 ns = collections.defaultdict(dict)
 for line in open(raw):
     r, row, how, v = line.split()
@@ -169,37 +274,47 @@ for line in open(raw):
 u = os.uname()
 print("bpflinkfs cost per hit: ns per call of a probed function, %d calls a run, "
       "%d paired rounds" % (calls, rounds))
-print("kernel %s, %d CPUs, fixture on CPU 0\n" % (u.release, os.cpu_count()))
-print("%-11s %9s %9s %9s %9s  %9s %9s %9s" % ("row", "none", "empty", "counter",
-      "bpftrace", "ovh empty", "ovh cnt", "ovh bt"))
+print("kernel %s, %d CPUs, fixture on CPU 0, load %s\n" % (
+    u.release, os.cpu_count(), " ".join(open("/proc/loadavg").read().split()[:3])))
+print("%-11s %8s %8s %8s %8s %8s %8s" % (("row",) + HOWS))
 summary = []
 for row in ("uprobe", "tracepoint"):
     rs = [ns[(row, r)] for r in range(1, rounds + 1)]
-    med = {h: statistics.median(x[h] for x in rs)
-           for h in ("none", "empty", "counter", "bpftrace")}
-    ovh = {h: med[h] - med["none"] for h in med}
-    print("%-11s %9.1f %9.1f %9.1f %9.1f  %9.1f %9.1f %9.1f" % (
-        row, med["none"], med["empty"], med["counter"], med["bpftrace"],
-        ovh["empty"], ovh["counter"], ovh["bpftrace"]))
-    c_e = statistics.median((x["counter"] - x["none"]) / (x["empty"] - x["none"]) for x in rs)
-    c_b = statistics.median((x["counter"] - x["none"]) / (x["bpftrace"] - x["none"]) for x in rs)
+    med = {h: statistics.median(x[h] for x in rs) for h in HOWS}
+    print("%-11s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f" % ((row,) + tuple(med[h] for h in HOWS)))
+    print("%-11s %8s %8.1f %8.1f %8.1f %8.1f %8.1f" % (("  overhead", "") + tuple(
+        med[h] - med["none"] for h in HOWS[1:])))
+    def paired(a, b):
+        return statistics.median((x[a] - x["none"]) / (x[b] - x["none"]) for x in rs)
     # the counter's own cost above the empty program, against bpftrace's
     own = [(x["counter"] - x["empty"]) / (x["bpftrace"] - x["empty"])
            for x in rs if x["bpftrace"] > x["empty"]]
-    summary.append((row, c_e, c_b, statistics.median(own) if own else None))
+    summary.append((row, paired("counter", "empty"), paired("counter", "bpftrace"),
+                    statistics.median(own) if own else None,
+                    paired("events", "btprintf")))
 print("\nratios of overhead per hit, paired within each round (median):")
-for row, c_e, c_b, own in summary:
+def goal(v, lim):
+    return "met" if v <= lim else "NOT met"
+for row, c_e, c_b, own, e_p in summary:
     print("  %-11s counter/empty %.3f (goal <= 1.05: %s)   counter/bpftrace %.3f "
-          "(goal <= 1.0: %s)" % (row, c_e, "met" if c_e <= 1.05 else "NOT met",
-                                 c_b, "met" if c_b <= 1.0 else "NOT met"))
+          "(goal <= 1.0: %s)" % (row, c_e, goal(c_e, 1.05), c_b, goal(c_b, 1.0)))
     print("  %-11s (counter-empty)/(bpftrace-empty) %s" % ("", "n/a (bpftrace not above "
           "the empty program in any round)" if own is None else "%.2f (moonshot <= 0.5: %s)"
           % (own, "met" if own <= 0.5 else "not met")))
-print("  fentry: not measured by this script yet (it needs a host that loads\n"
-      "  trampoline programs; see the qemu lanes)")
-print("\nper round, ns per call (none empty counter bpftrace):")
+    print("  %-11s events/btprintf %.3f (goal <= 1.0: %s)" % ("", e_p, goal(e_p, 1.0)))
+print("  fentry: bench/cost_per_hit.sh --vm (qemu lanes; this host refuses\n"
+      "  trampoline programs)")
+print("\nper round, ns per call (%s):" % " ".join(HOWS))
 for (row, r), x in sorted(ns.items()):
-    print("  %-11s r%d %s" % (row, r, " ".join("%.1f" % x[h] for h in
-          ("none", "empty", "counter", "bpftrace"))))
+    print("  %-11s r%d %s" % (row, r, " ".join("%.1f" % x[h] for h in HOWS)))
+print("\nstreams, per run: lines (of the fixture), lost, hits counted while open "
+      "(events), accounted")
+for line in open(checks):
+    r, row, how, lines, fx, lost, h, ok = line.split()
+    print("  %-11s r%s %-8s lines %9s (%9s)  lost %9s  hits %9s  %s" % (
+        row, r, how, lines, fx, lost, h if how == "events" else "-",
+        "accounted" if ok == "yes" else "NOT ACCOUNTED"))
 PY
 echo "cost_per_hit.sh: written to $out" >&2
+# a stream that did not account for every hit makes its figure suspect
+! grep -q $'\tno$' "$work/checks.tsv"

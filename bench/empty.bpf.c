@@ -15,4 +15,11 @@ int empty_tp(void *ctx)
 	return 0;
 }
 
+/* the target is set at load (empty_attach: bpf_program__set_attach_target) */
+SEC("fentry")
+int empty_fentry(void *ctx)
+{
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

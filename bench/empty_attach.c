@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * empty_attach OBJ uprobe PATH FUNC | OBJ tracepoint CATEGORY NAME
+ * empty_attach OBJ uprobe PATH FUNC | OBJ tracepoint CATEGORY NAME |
+ *              OBJ fentry FUNC
  *
- * Loads empty.bpf.o with libbpf and attaches its empty program the way a
- * libbpf user does (bpf_program__attach_uprobe_opts by function name,
- * bpf_program__attach_tracepoint), prints "ready" and holds the link until
+ * Loads the one empty program of empty.bpf.o that the probe kind needs
+ * with libbpf and attaches it the way a libbpf user does
+ * (bpf_program__attach_uprobe_opts by function name,
+ * bpf_program__attach_tracepoint, bpf_program__attach_trace after
+ * bpf_program__set_attach_target), prints "ready" and holds the link until
  * SIGTERM or SIGINT.
  */
 #include <signal.h>
@@ -22,36 +25,71 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static struct bpf_link *attach(struct bpf_object *obj, char **argv)
+/* the program for a probe kind, or NULL for an unknown kind */
+static const char *prog_name(const char *kind)
+{
+	if (!strcmp(kind, "uprobe"))
+		return "empty_uprobe";
+	if (!strcmp(kind, "tracepoint"))
+		return "empty_tp";
+	if (!strcmp(kind, "fentry"))
+		return "empty_fentry";
+	return NULL;
+}
+
+/*
+ * Only the program used is loaded: a kernel that refuses fentry must still
+ * load the uprobe and tracepoint ones, and an fentry program needs its
+ * target before the load.
+ */
+static struct bpf_program *choose(struct bpf_object *obj, char **argv)
+{
+	const char *name = prog_name(argv[2]);
+	struct bpf_program *prog, *p;
+
+	prog = name ? bpf_object__find_program_by_name(obj, name) : NULL;
+	if (!prog)
+		return NULL;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, p == prog);
+	if (!strcmp(argv[2], "fentry") &&
+	    bpf_program__set_attach_target(prog, 0, argv[3]))
+		return NULL;
+	return prog;
+}
+
+static struct bpf_link *attach(struct bpf_program *prog, char **argv)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = argv[4]);
-	struct bpf_program *prog;
 
-	if (!strcmp(argv[2], "uprobe")) {
-		prog = bpf_object__find_program_by_name(obj, "empty_uprobe");
+	if (!strcmp(argv[2], "uprobe"))
 		return bpf_program__attach_uprobe_opts(prog, -1, argv[3], 0,
 						       &uo);
-	}
-	prog = bpf_object__find_program_by_name(obj, "empty_tp");
+	if (!strcmp(argv[2], "fentry"))
+		return bpf_program__attach_trace(prog);
 	return bpf_program__attach_tracepoint(prog, argv[3], argv[4]);
 }
 
 int main(int argc, char **argv)
 {
+	struct bpf_program *prog;
 	struct bpf_object *obj;
 	struct bpf_link *link;
 
-	if (argc != 5) {
+	if (argc != (argc > 2 && !strcmp(argv[2], "fentry") ? 4 : 5)) {
 		fprintf(stderr, "usage: empty_attach OBJ uprobe PATH FUNC | "
-				"OBJ tracepoint CATEGORY NAME\n");
+				"OBJ tracepoint CATEGORY NAME | "
+				"OBJ fentry FUNC\n");
 		return 2;
 	}
 	obj = bpf_object__open_file(argv[1], NULL);
-	if (!obj || bpf_object__load(obj)) {
-		fprintf(stderr, "empty_attach: cannot load %s\n", argv[1]);
+	prog = obj ? choose(obj, argv) : NULL;
+	if (!prog || bpf_object__load(obj)) {
+		fprintf(stderr, "empty_attach: cannot load %s for %s\n",
+			argv[1], argv[2]);
 		return 1;
 	}
-	link = attach(obj, argv);
+	link = attach(prog, argv);
 	if (!link) {
 		fprintf(stderr, "empty_attach: attach failed\n");
 		return 1;

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run.sh [--big] [--quick]
+# run.sh [--big] [--quick] [--vm]
 #
 # The whole benchmark of issue 7 in one command: create_remove.sh (creating
 # 1,000 uprobes through control against a bare loop and libbpf's by-name
 # attach, and removing them), then listing.sh (bpftool 7.5, the C floor,
 # the FUSE floor, memory), then cost_per_hit.sh (ns per probed call: no
-# probe, an empty program, the built-in counter, bpftrace count()), then
+# probe, an empty program, the built-in counter, bpftrace count(), the
+# counter with an events reader, bpftrace printf), then
 # churn_listing.sh (listing while owned uprobes are released). Both tables go to stdout and together to
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
@@ -16,6 +17,8 @@
 #   --quick  creation/removal with N = 200 instead of 1,000 (~2 minutes
 #            instead of ~11), cost per hit with 1,000,000 calls a run and
 #            3 rounds instead of 10,000,000 and 5
+#   --vm     also the fentry row of cost per hit, in the qemu lanes
+#            (cost_per_hit.sh --vm, a few minutes per kernel)
 #
 # Needs root; exits 77 (with the reason) when either part cannot run.
 set -uo pipefail
@@ -24,12 +27,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 listing_args=()
 cost_args=()
 create_n=1000
+vm=0
 
 for a in "$@"; do
 	case $a in
 	--big) listing_args+=(--big) ;;
 	--quick) create_n=200 cost_args+=(--quick) ;;
-	*) echo "usage: run.sh [--big] [--quick]" >&2; exit 2 ;;
+	--vm) vm=1 ;;
+	*) echo "usage: run.sh [--big] [--quick] [--vm]" >&2; exit 2 ;;
 	esac
 done
 
@@ -46,6 +51,11 @@ rc=${PIPESTATUS[0]}
 echo | tee -a "$out"
 bash "$here/cost_per_hit.sh" "${cost_args[@]}" | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+if [ "$vm" = 1 ]; then
+	echo | tee -a "$out"
+	bash "$here/cost_per_hit.sh" --vm "${cost_args[@]}" | tee -a "$out"
+	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
 echo | tee -a "$out"
 bash "$here/churn_listing.sh" 300 4 | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1

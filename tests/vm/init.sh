@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # /init of the VM lane's initramfs: set up the guest, load the modules listed
-# in /opt/bl/modules, run /opt/bl/guest_tests.sh under a timeout (bl.timeout=
-# on the kernel command line, seconds) and power off. The host reads the
-# serial console: guest_tests.sh prints the BPFLINKFS-RESULT line, this
-# script the BPFLINKFS-EXIT line after it.
+# in /opt/bl/modules, run /opt/bl/guest_tests.sh (or the script bl.guest=
+# names) under a timeout (bl.timeout= on the kernel command line, seconds)
+# and power off. The host reads the serial console: guest_tests.sh prints
+# the BPFLINKFS-RESULT line, this script the BPFLINKFS-EXIT line after it.
 
 /bin/busybox --install -s /bin
 export PATH=/bin:/usr/bin:/opt/bl
@@ -22,9 +22,11 @@ mount -t bpf bpf /sys/fs/bpf
 echo 1 >/proc/sys/kernel/printk
 
 timeout=240
+guest=guest_tests.sh
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	bl.timeout=*) timeout=${arg#bl.timeout=} ;;
+	bl.guest=*) guest=${arg#bl.guest=} ;;
 	esac
 done
 
@@ -34,7 +36,7 @@ done
 
 echo "BPFLINKFS-GUEST-START kernel=$(uname -r)"
 cd /opt/bl
-timeout "$timeout" /bin/bash /opt/bl/guest_tests.sh
+timeout "$timeout" /bin/bash "/opt/bl/$guest"
 echo "BPFLINKFS-EXIT rc=$?"
 sync
 poweroff -f

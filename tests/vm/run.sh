@@ -11,7 +11,10 @@
 # BPFLINKFS_VM_CACHE (kernel cache; default /var/cache/bpflinkfs-vm when it
 # can be written, else BUILD/vm-cache); BPFLINKFS_VM_TIMEOUT (seconds per
 # guest, default 300); BPFLINKFS_VM_ACCEL (qemu -accel, default tcg);
-# BPFLINKFS_VM=0 skips the lane.
+# BPFLINKFS_VM=0 skips the lane. BPFLINKFS_VM_GUEST (a script to run in the
+# guest in place of guest_tests.sh, e.g. bench/cost_per_hit_guest.sh) and
+# BPFLINKFS_VM_FILES (more files for /opt/bl, space-separated) let a
+# benchmark use the lane.
 #
 # Exit status: 1 if a guest failed, timed out or gave no result; 77 if no
 # guest could run (the reason is printed); else 0. A kernel that cannot be
@@ -93,8 +96,11 @@ if [ -x "$USDT_FIXTURE" ] && command -v python3 >/dev/null; then
 	} >>"$WORK/guest.env"
 fi
 
-FILES=("$BPFLINKFS" "$MKLINKS" "$TARGET" "$TEST_ABI" "$HERE/guest_tests.sh"
+GUEST=${BPFLINKFS_VM_GUEST:-$HERE/guest_tests.sh}
+FILES=("$BPFLINKFS" "$MKLINKS" "$TARGET" "$TEST_ABI" "$GUEST"
 	"$WORK/guest.env")
+read -ra extra <<<"${BPFLINKFS_VM_FILES:-}"
+FILES+=("${extra[@]}")
 [ -x "$TEST_TASKFD" ] && FILES+=("$TEST_TASKFD")
 [ -x "$USDT_FIXTURE" ] && FILES+=("$USDT_FIXTURE")
 SETBPF=${SETBPF:-$BUILD/tests/tools/setbpf}
@@ -137,7 +143,7 @@ boot() {
 	timeout "$TIMEOUT" "$QEMU" -accel "$ACCEL" -cpu max,-cx16 -smp 2 -m 1024 \
 		-nodefaults -display none -no-reboot -serial stdio \
 		-kernel "$vmlinuz" -initrd "$img" \
-		-append "console=ttyS0 panic=-1 quiet bl.timeout=$((TIMEOUT - 20))" \
+		-append "console=ttyS0 panic=-1 quiet bl.timeout=$((TIMEOUT - 20)) bl.guest=$(basename "$GUEST")" \
 		</dev/null >"$log" 2>&1 || rc=$?
 	tr -d '\r' <"$log" | sed "s/^/[$label] /"
 	line=$(tr -d '\r' <"$log" | grep -a '^BPFLINKFS-RESULT ' | tail -n1)
