@@ -433,6 +433,59 @@ int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits)
 	return err < 0 ? err : 0;
 }
 
+/* One batch of up to @n slots from @first: the number read, or -errno. */
+static int hits_batch(struct counter *c, uint32_t first, uint32_t n,
+		      uint32_t *keys, uint64_t *vals, uint64_t *hits)
+{
+	uint32_t prev = first - 1, next, count = n, i;
+	int err, cpu;
+
+	/* the batch starts after in_batch; slot 0 is the map's first key */
+	err = bpf_map_lookup_batch(counter_map_fd(c), first ? &prev : NULL,
+				   &next, keys, vals, &count, NULL);
+	if (err && err != -ENOENT)
+		return err;
+	for (i = 0; i < count; i++) {
+		if (keys[i] != first + i)
+			return -EIO;
+		hits[i] = 0;
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			hits[i] += vals[(size_t)i * c->ncpus + cpu];
+	}
+	return count ? (int)count : -EIO;
+}
+
+int counter_hits_range(struct counter *c, uint32_t first, uint32_t n,
+		       uint64_t *hits)
+{
+	uint32_t done = 0, *keys;
+	uint64_t *vals;
+	int got = 0;
+
+	if (first >= c->slots || n > c->slots - first)
+		return -EINVAL;
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	vals = calloc((size_t)(n ? n : 1) * c->ncpus, sizeof(*vals));
+	while (keys && vals && done < n) {
+		got = hits_batch(c, first + done, n - done, keys, vals,
+				 hits + done);
+		if (got < 0)
+			break;
+		done += (uint32_t)got;
+	}
+	free(keys);
+	free(vals);
+	if (!keys || !vals)
+		return -ENOMEM;
+	/* no batch look-up (before 5.6) or a short answer: slot by slot */
+	for (; done < n; done++) {
+		got = counter_hits(c, first + done, &hits[done]);
+		if (got)
+			return got;
+	}
+	return 0;
+}
+
 int counter_map_fd(struct counter *c)
 {
 	return bpf_map__fd(c->skel->maps.hits);

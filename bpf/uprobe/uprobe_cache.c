@@ -726,45 +726,35 @@ void uprobe_symcache_flush(void)
 }
 
 /* Look @st up; 1 when it is not cached. */
-static int symcache_lookup(const struct stat *st, uint64_t file_offset,
-			   char *buf, size_t len)
-{
-	struct symfile *sf;
-	int err = 1;
-
-	pthread_mutex_lock(&symcache_lock);
-	sf = symcache_find(st);
-	if (sf) {
-		sf->used = ++symcache_clock;
-		err = symfile_lookup(sf, file_offset, buf, len);
-	}
-	pthread_mutex_unlock(&symcache_lock);
-	return err;
-}
-
-int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
-		     size_t len)
+/*
+ * The cached symbols of @path, built on a miss. Return: the entry with
+ * symcache_lock held (the caller unlocks), or NULL with *@err set.
+ */
+static struct symfile *symcache_get(const char *path, int *err)
 {
 	struct symfile *sf, *had;
 	struct uprobe_elf f;
 	struct stat st;
-	int err;
 
-	if (!path || !buf || !len)
-		return -EINVAL;
-	if (stat(path, &st) < 0)
-		return -errno;
-	err = symcache_lookup(&st, file_offset, buf, len);
-	if (err <= 0)
-		return err;
+	if (stat(path, &st) < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	pthread_mutex_lock(&symcache_lock);
+	sf = symcache_find(&st);
+	if (sf) {
+		sf->used = ++symcache_clock;
+		return sf;
+	}
+	pthread_mutex_unlock(&symcache_lock);
 	/* parse outside the lock; the key is the file actually opened */
-	err = uprobe_elf_open(&f, path, NULL);
-	if (err)
-		return err;
-	err = symfile_build(&f, &sf);
+	*err = uprobe_elf_open(&f, path, NULL);
+	if (*err)
+		return NULL;
+	*err = symfile_build(&f, &sf);
 	uprobe_elf_close(&f);
-	if (err)
-		return err;
+	if (*err)
+		return NULL;
 	pthread_mutex_lock(&symcache_lock);
 	had = symcache_find(&(struct stat){.st_dev = sf->dev,
 					   .st_ino = sf->ino,
@@ -777,7 +767,55 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		symcache_insert(sf);
 	}
 	sf->used = ++symcache_clock;
+	return sf;
+}
+
+int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
+		     size_t len)
+{
+	struct symfile *sf;
+	int err;
+
+	if (!path || !buf || !len)
+		return -EINVAL;
+	sf = symcache_get(path, &err);
+	if (!sf)
+		return err;
 	err = symfile_lookup(sf, file_offset, buf, len);
 	pthread_mutex_unlock(&symcache_lock);
 	return err;
+}
+
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets,
+			  size_t n, char **names)
+{
+	char buf[PROBE_GLOB_NAME_MAX + 32];
+	struct symfile *sf;
+	size_t i;
+	int err;
+
+	if (!path || (n && (!offsets || !names)))
+		return -EINVAL;
+	memset(names, 0, n * sizeof(*names));
+	sf = symcache_get(path, &err);
+	if (!sf)
+		return err;
+	for (i = 0, err = 0; !err && i < n; i++)
+		if (!symfile_lookup(sf, offsets[i], buf, sizeof(buf)) &&
+		    !(names[i] = strdup(buf)))
+			err = -ENOMEM;
+	pthread_mutex_unlock(&symcache_lock);
+	if (err)
+		uprobe_names_free(names, n);
+	return err;
+}
+
+void uprobe_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++) {
+		free(names[i]);
+		names[i] = NULL;
+	}
 }

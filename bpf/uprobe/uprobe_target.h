@@ -118,6 +118,24 @@ void uprobe_exclude_dir(const char *dir);
 int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		     size_t len);
 
+/**
+ * uprobe_symbolize_many() - uprobe_symbolize() for @n offsets in one file,
+ * with one stat and one cache look-up for all (the funcs of a uprobe_multi
+ * link: the per-offset call cost a stat(2) each)
+ * @path: ELF file
+ * @offsets: @n file offsets, as in link info
+ * @n: number of offsets
+ * @names: out, @n strings "func+0xOFF", NULL where no symbol contains the
+ *	offset; free with uprobe_names_free()
+ *
+ * Return: 0 or -errno (then every @names entry is NULL).
+ */
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets,
+			  size_t n, char **names);
+
+/** uprobe_names_free() - free the @n strings of uprobe_symbolize_many() */
+void uprobe_names_free(char **names, size_t n);
+
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
