@@ -310,7 +310,14 @@ static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
 {
 	size_t i, kept = 0;
 
-	if (n) /* qsort() wants a non-NULL base */
+	/*
+	 * the iterator walks tasks by pid and each fd table by fd, so its
+	 * records come sorted but for a thread with a table of its own:
+	 * sort only then (qsort of sorted records was ~5% of a links.json)
+	 */
+	for (i = 1; i < n && by_pid_fd(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i < n) /* qsort() wants a non-NULL base */
 		qsort(v, n, sizeof(*v), by_pid_fd);
 	for (i = 0; i < n; i++) {
 		if (v[i].kind == TASK_FILE_LINK &&
