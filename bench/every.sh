@@ -250,28 +250,28 @@ make_set() {
 			fi
 		done
 		if [ "$g" = 0 ]; then
-			"$mklinks" --pin "$pins" "${grp[@]}" >"$work/set0.out"
+			"$mklinks" --pin "$pins" "${grp[@]}" >"$work/set$n.0.out"
 			continue
 		fi
-		mkfifo "$work/hold$g"
+		mkfifo "$work/hold$n.$g"
 		(ulimit -n 20000
 		 exec "$mklinks" $([ "$g" = 1 ] && echo --fork) "${grp[@]}" \
-			<"$work/hold$g" >"$work/set$g.out") &
+			<"$work/hold$n.$g" >"$work/set$n.$g.out") &
 		holder_pids+=($!)
-		exec {fd}>"$work/hold$g"
+		exec {fd}>"$work/hold$n.$g"
 		holder_fds+=("$fd")
 	done
 	for g in 1 2 3 4; do
 		for i in $(seq 6000); do
-			grep -qx ready "$work/set$g.out" 2>/dev/null && break
+			grep -qx ready "$work/set$n.$g.out" 2>/dev/null && break
 			kill -0 "${holder_pids[g - 1]}" 2>/dev/null ||
 				{ echo "every.sh: holder $g failed" >&2; exit 1; }
 			sleep 0.1
 		done
 	done
 	rec "$n.set_secs" "$(python3 -c "import time; print('%.1f' % (time.time() - $t0))")"
-	cat "$work"/set[0-4].out | grep -c '^[0-9]' >"$work/made"
-	awk '/^[0-9]/ { print $1 }' "$work"/set[0-4].out | sort -n >"$work/ids"
+	cat "$work"/set$n.[0-4].out | grep -c '^[0-9]' >"$work/made"
+	awk '/^[0-9]/ { print $1 }' "$work"/set$n.[0-4].out | sort -n >"$work/ids"
 }
 
 run_json() {
