@@ -190,13 +190,41 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_line(buf, len, name);
 }
 
-/* Appends "%s\n" at @total, as far as @len allows. Return: the new total. */
-static size_t put_line(char *buf, size_t len, size_t total, const char *line)
+/* Puts byte @c at @total while it fits in @len. Return: the new total. */
+static size_t put_byte(char *buf, size_t len, size_t total, char c)
 {
-	int n = snprintf(total < len ? buf + total : NULL,
-			 total < len ? len - total : 0, "%s\n", line);
+	if (total + 1 < len)
+		buf[total] = c;
+	return total + 1;
+}
 
-	return total + (n > 0 ? n : 0);
+/*
+ * Appends @head as it is, then @value with a tab, newline or backslash
+ * written \t, \n, \\ (as the `links` table writes them: a comm or a pin
+ * name may hold any of them, and one line is one entry), then a newline,
+ * as far as @len allows (NUL-terminated). Return: the new total.
+ */
+static size_t put_line(char *buf, size_t len, size_t total, const char *head,
+		       const char *value)
+{
+	const char *p;
+
+	for (p = head; *p; p++)
+		total = put_byte(buf, len, total, *p);
+	for (p = value; *p; p++) {
+		char esc = *p == '\t'	? 't'
+			   : *p == '\n' ? 'n'
+			   : *p == '\\' ? '\\'
+					: 0;
+
+		if (esc)
+			total = put_byte(buf, len, total, '\\');
+		total = put_byte(buf, len, total, esc ? esc : *p);
+	}
+	total = put_byte(buf, len, total, '\n');
+	if (len)
+		buf[total < len ? total : len - 1] = '\0';
+	return total;
 }
 
 /* Its paths in mounted bpffs, read now (or once for the whole table). */
@@ -216,7 +244,7 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	buf[0] = '\0';
 	n = pin_index_find(idx, v->f.id, &first);
 	for (i = 0; i < n; i++)
-		total = put_line(buf, len, total, idx->v[first + i].path);
+		total = put_line(buf, len, total, "", idx->v[first + i].path);
 	pin_index_free(&own);
 	return total > INT_MAX ? -E2BIG : (int)total;
 }
@@ -232,7 +260,7 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	const struct holder_index *idx = v->holders;
 	size_t first = 0, n, i, total = 0;
 	__u32 self = getpid();
-	char line[32 + HOLDER_COMM_LEN];
+	char head[16];
 	int err;
 
 	if (!idx) {
@@ -248,8 +276,8 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 
 		if (h->pid == self && !v->owned)
 			continue;
-		snprintf(line, sizeof(line), "%u\t%s", h->pid, h->comm);
-		total = put_line(buf, len, total, line);
+		snprintf(head, sizeof(head), "%u\t", h->pid);
+		total = put_line(buf, len, total, head, h->comm);
 	}
 	holder_index_free(&own);
 	return total > INT_MAX ? -E2BIG : (int)total;

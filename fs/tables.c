@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* links, links.json and features: the whole view in one read. */
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,51 +135,6 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put(s, "\n", 1);
 }
 
-/* `PATH` lines as a JSON array of strings */
-static void put_json_lines(struct sbuf *s, const char *v, size_t n)
-{
-	const char *end = v + n, *nl;
-	bool first = true;
-
-	sbuf_put(s, "[", 1);
-	for (; v < end; v = nl + 1) {
-		nl = memchr(v, '\n', end - v);
-		if (!nl)
-			nl = end;
-		if (!first)
-			sbuf_put(s, ",", 1);
-		first = false;
-		put_json_string(s, v, nl - v);
-	}
-	sbuf_put(s, "]", 1);
-}
-
-/* `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}], as bpftool -j */
-static void put_json_pids(struct sbuf *s, const char *v, size_t n)
-{
-	const char *end = v + n, *nl, *tab;
-	bool first = true;
-
-	sbuf_put(s, "[", 1);
-	for (; v < end; v = nl + 1) {
-		nl = memchr(v, '\n', end - v);
-		if (!nl)
-			nl = end;
-		tab = memchr(v, '\t', nl - v);
-		if (!tab)
-			continue;
-		if (!first)
-			sbuf_put(s, ",", 1);
-		first = false;
-		sbuf_put(s, "{\"pid\":", 7);
-		sbuf_put(s, v, tab - v);
-		sbuf_put(s, ",\"comm\":", 8);
-		put_json_string(s, tab + 1, nl - tab - 1);
-		sbuf_put(s, "}", 1);
-	}
-	sbuf_put(s, "]", 1);
-}
-
 /* One cell of a JSON_TABLE row: all digits as a number, else a string. */
 static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 {
@@ -190,6 +146,64 @@ static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 		sbuf_put(s, v, n);
 	else
 		put_json_string(s, v, n);
+}
+
+/*
+ * A value of a `pids` or `pinned` line, where the renderer wrote a tab,
+ * newline or backslash as \t, \n, \\: as a JSON string of the bytes
+ * themselves (a comm or pin name may hold any of them).
+ */
+static void put_json_unescaped(struct sbuf *s, const char *v, size_t n)
+{
+	char raw[2 * PATH_MAX];
+	size_t i, k = 0;
+
+	if (n > sizeof(raw)) {
+		put_json_string(s, v, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char c = v[i];
+
+		if (c == '\\' && i + 1 < n && strchr("tn\\", v[i + 1])) {
+			i++;
+			c = v[i] == 't' ? '\t' : v[i] == 'n' ? '\n' : '\\';
+		}
+		raw[k++] = c;
+	}
+	put_json_string(s, raw, k);
+}
+
+/*
+ * Lines as a JSON array: `PATH` lines as strings (pinned), or
+ * `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}] as bpftool -j
+ * writes them (pids, @pids true).
+ */
+static void put_json_lines(struct sbuf *s, const char *v, size_t n, bool pids)
+{
+	const char *end = v + n, *nl, *tab;
+	bool first = true;
+
+	sbuf_put(s, "[", 1);
+	for (; v < end; v = nl + 1) {
+		nl = memchr(v, '\n', end - v);
+		nl = nl ? nl : end;
+		tab = pids ? memchr(v, '\t', nl - v) : NULL;
+		if (pids && !tab)
+			continue;
+		sbuf_put(s, ",", first ? 0 : 1);
+		first = false;
+		if (!pids) {
+			put_json_unescaped(s, v, nl - v);
+			continue;
+		}
+		sbuf_put(s, "{\"pid\":", 7);
+		put_json_cell(s, v, tab - v);
+		sbuf_put(s, ",\"comm\":", 8);
+		put_json_unescaped(s, tab + 1, nl - tab - 1);
+		sbuf_put(s, "}", 1);
+	}
+	sbuf_put(s, "]", 1);
 }
 
 /* A header line and rows, tab-separated, as an array of objects keyed by
@@ -247,10 +261,10 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 		sbuf_put(s, "\":", 2);
 		if (link_files[i].json == JSON_NUMBER)
 			sbuf_put(s, p, n);
-		else if (link_files[i].json == JSON_LINES)
-			put_json_lines(s, p, n);
-		else if (link_files[i].json == JSON_PIDS)
-			put_json_pids(s, p, n);
+		else if (link_files[i].json == JSON_LINES ||
+			 link_files[i].json == JSON_PIDS)
+			put_json_lines(s, p, n,
+				       link_files[i].json == JSON_PIDS);
 		else if (link_files[i].json == JSON_TABLE)
 			put_json_table(s, p, n);
 		else

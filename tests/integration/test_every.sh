@@ -269,6 +269,37 @@ for id in $RAW $NETNS; do
 			grep -v $'\tbpflinkfs$')"
 done
 
+# A holder whose comm has a tab, a newline, a backslash and a byte that
+# is not UTF-8 (the comm is the name it was executed by): `pids` keeps one
+# line for it, the comm written as the links table writes values (\t \n
+# \\), and links.json holds the comm's bytes (the 0xff as \u00ff), both
+# against /proc/PID/comm. (A raw newline once split the line, and
+# links.json copied the byte after it raw.)
+HOSTILE_DIR=$(mktemp -d "$WORK/comm.XXXXXX")
+HOSTILE_EXE="$HOSTILE_DIR/$(printf 'h\tx\ny\\\377z')"
+ln -s "$(readlink -f "$MKLINKS")" "$HOSTILE_EXE"
+SAVED_MKLINKS=$MKLINKS
+MKLINKS=$HOSTILE_EXE mkl_start hostile "software:cpu-clock:0:5"
+MKLINKS=$SAVED_MKLINKS
+HOSTILE=$(mkl_lines hostile | cut -f1)
+HPID=${MKL_PID[hostile]}
+t cat "$MNT/links.json" >"$WORK/links_hostile.json"
+assert_eq "pids of a holder with a hostile comm" "$(python3 -c '
+import sys
+raw = open("/proc/%s/comm" % sys.argv[1], "rb").read()[:-1]
+esc = raw.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
+sys.stdout.buffer.write(sys.argv[1].encode() + b"\t" + esc)' "$HPID")" \
+	"$(t cat "$MNT/$HOSTILE/pids" | grep -av $'\tbpflinkfs$')"
+assert_true "links.json: that comm, byte for byte" python3 -c '
+import json, sys
+raw = open("/proc/%s/comm" % sys.argv[1], "rb").read()[:-1]
+links = json.load(open(sys.argv[3], "rb"))
+got = [p for l in links if l["id"] == int(sys.argv[2]) for p in l["pids"]
+       if p["pid"] == int(sys.argv[1])]
+sys.exit(got != [{"pid": int(sys.argv[1]), "comm": raw.decode("latin-1")}])
+' "$HPID" "$HOSTILE" "$WORK/links_hostile.json"
+mkl_stop hostile
+
 # multi's mklinks holds the write end of every's stdin fifo (made later,
 # it inherited it): it goes first, so that every sees EOF
 [ -n "$UMULTI" ] && mkl_stop multi
