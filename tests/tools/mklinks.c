@@ -252,23 +252,32 @@ static int kmulti_funcs(const struct spec *sp, char **funcs)
 	return n ? n : -ENOENT;
 }
 
-/* The address of vmlinux text symbol @func in /proc/kallsyms, 0 if none */
-static unsigned long kallsyms_addr(const char *func)
+/*
+ * The addresses of the @n vmlinux text symbols @funcs in /proc/kallsyms
+ * (the first of each name), in one pass; 0 where there is none.
+ */
+static void kallsyms_addrs(char **funcs, int n, unsigned long *addrs)
 {
 	char line[512], type, name[256], mod;
-	unsigned long addr = 0, a;
 	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long a;
+	int i, left = n;
 
-	while (f && !addr && fgets(line, sizeof(line), f)) {
+	memset(addrs, 0, (size_t)n * sizeof(*addrs));
+	while (f && left && fgets(line, sizeof(line), f)) {
 		mod = 0;
-		if (sscanf(line, "%lx %c %255s %c", &a, &type, name, &mod) >=
-			    3 &&
-		    !mod && (type == 't' || type == 'T') && !strcmp(name, func))
-			addr = a;
+		if (sscanf(line, "%lx %c %255s %c", &a, &type, name, &mod) <
+			    3 ||
+		    mod || (type != 't' && type != 'T'))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!addrs[i] && !strcmp(name, funcs[i])) {
+				addrs[i] = a;
+				left--;
+			}
 	}
 	if (f)
 		fclose(f);
-	return addr;
 }
 
 /* kprobe_multi: functions, their addresses, cookies, the output columns */
@@ -288,10 +297,10 @@ static int parse_kmulti(struct spec *sp, char *cookies)
 	if (k != n && k != 1)
 		return -EINVAL;
 	base = sp->mcookies[0];
+	kallsyms_addrs(funcs, n, sp->kaddrs);
 	for (i = 0; i < n; i++) {
 		if (k == 1)
 			sp->mcookies[i] = base + (uint64_t)i;
-		sp->kaddrs[i] = kallsyms_addr(funcs[i]);
 		if (!sp->kaddrs[i])
 			die("no address in /proc/kallsyms (root, kptr_restrict?)",
 			    funcs[i], ENOENT);

@@ -615,12 +615,14 @@ test_kprobe_multi_foreign() {
 		>"$WORK/mkk.out" 2>&1 &
 	MKL_PID=$!
 	exec 5>"$WORK/mkk.in"
-	for i in $(seq 50); do
+	# a TCG guest on a busy host: reading tracefs's function list and
+	# kallsyms may take seconds
+	for i in $(seq 300); do
 		grep -q '^ready' "$WORK/mkk.out" && break
 		sleep 0.1
 	done
 	if ! grep -q '^ready' "$WORK/mkk.out"; then
-		fail "mklinks kprobe_multi: $(cat "$WORK/mkk.out")"
+		fail "mklinks kprobe_multi: no ready in 30 s: $(cat "$WORK/mkk.out")"
 	else
 		IFS=$'\t' read -r id type pat targets cookies prog <"$WORK/mkk.out"
 		d=$MNT/$id
