@@ -341,8 +341,8 @@ static int slots_zero(struct counter *c, uint32_t first, uint32_t n)
 
 	for (i = 0; !err && i < n; i++)
 		keys[i] = first + i;
-	if (!err && bpf_map_update_batch(counter_map_fd(c), keys, zeros,
-					 &count, NULL))
+	if (!err &&
+	    bpf_map_update_batch(counter_map_fd(c), keys, zeros, &count, NULL))
 		err = 1; /* try slot by slot */
 	free(keys);
 	free(zeros);

@@ -41,9 +41,9 @@ int render_multi_hits(const struct link_view *v, uint64_t *sum)
 {
 	unsigned int i, n = v->own.nslots ? v->own.nslots : 1;
 	uint64_t *hits = calloc(n, sizeof(*hits));
-	int err = hits ? counter_hits_range(owned_counter(), v->own.slot, n,
-					    hits)
-		       : -ENOMEM;
+	int err =
+		hits ? counter_hits_range(owned_counter(), v->own.slot, n, hits)
+		     : -ENOMEM;
 
 	*sum = 0;
 	for (i = 0; !err && i < n; i++)
@@ -84,8 +84,7 @@ struct lines {
 static void put(struct lines *o, const char *s, size_t k)
 {
 	if (o->n < o->len)
-		memcpy(o->buf + o->n, s,
-		       k < o->len - o->n ? k : o->len - o->n);
+		memcpy(o->buf + o->n, s, k < o->len - o->n ? k : o->len - o->n);
 	o->n += k;
 }
 

@@ -786,8 +786,8 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 	return err;
 }
 
-int uprobe_symbolize_many(const char *path, const uint64_t *offsets,
-			  size_t n, char **names)
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
+			  char **names)
 {
 	char buf[PROBE_GLOB_NAME_MAX + 32];
 	struct symfile *sf;

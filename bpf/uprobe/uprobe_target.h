@@ -130,8 +130,8 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
  *
  * Return: 0 or -errno (then every @names entry is NULL).
  */
-int uprobe_symbolize_many(const char *path, const uint64_t *offsets,
-			  size_t n, char **names);
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
+			  char **names);
 
 /** uprobe_names_free() - free the @n strings of uprobe_symbolize_many() */
 void uprobe_names_free(char **names, size_t n);
@@ -153,6 +153,8 @@ struct uprobe_matches {
 	size_t n;
 	dev_t dev; /* of the file that was read */
 	ino_t ino;
+	char *names; /* uprobe_glob(): every name in one allocation (m[].name
+			point into it); NULL: each name is malloc'd */
 };
 
 /* Longest function name a wildcard can match (longer ones are skipped). */
