@@ -147,19 +147,23 @@ static uint64_t *read_hits(const struct link_view *v)
 	return hits;
 }
 
-/* SYMBOLs of all targets with one stat and cache look-up; NULL if none. */
+/*
+ * SYMBOLs of all targets with one stat and cache look-up, pointing into
+ * *@text (the caller frees both); NULL entries where none.
+ */
 static char **target_symbols(const struct link_view *v,
-			     const struct multi_info *mi)
+			     const struct multi_info *mi, char **text)
 {
 	uint64_t *offs = calloc(mi->count ? mi->count : 1, sizeof(*offs));
 	char **names = calloc(mi->count ? mi->count : 1, sizeof(*names));
 	__u32 i;
 
+	*text = NULL;
 	if (offs && names && mi->path[0] == '/' &&
 	    probed_file_is_there(v, mi->path)) {
 		for (i = 0; i < mi->count; i++)
 			offs[i] = mi->t[i].where;
-		uprobe_symbolize_many(mi->path, offs, mi->count, names);
+		uprobe_symbolize_many(mi->path, offs, mi->count, names, text);
 	}
 	free(offs);
 	return names;
@@ -169,7 +173,8 @@ static void uprobe_lines(struct lines *o, const struct link_view *v,
 			 const struct multi_info *mi)
 {
 	uint64_t *hits = read_hits(v);
-	char **syms = target_symbols(v, mi);
+	char *text;
+	char **syms = target_symbols(v, mi, &text);
 	__u32 i;
 
 	put_str(o, counts_by_cookie(v)
@@ -186,8 +191,7 @@ static void uprobe_lines(struct lines *o, const struct link_view *v,
 		put_hits(o, v, mi->t[i].cookie, hits);
 		put(o, "\n", 1);
 	}
-	if (syms)
-		uprobe_names_free(syms, mi->count);
+	free(text);
 	free(syms);
 	free(hits);
 }

@@ -19,6 +19,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -787,35 +788,45 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 }
 
 int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
-			  char **names)
+			  char **names, char **text)
 {
-	char buf[PROBE_GLOB_NAME_MAX + 32];
-	struct symfile *sf;
-	size_t i;
-	int err;
+	char buf[PROBE_GLOB_NAME_MAX + 32], *p;
+	size_t *at = calloc(n ? n : 1, sizeof(*at)), len = 0, cap = 0, k, i;
+	struct symfile *sf = NULL;
+	int err = at ? 0 : -ENOMEM;
 
-	if (!path || (n && (!offsets || !names)))
-		return -EINVAL;
+	*text = NULL;
 	memset(names, 0, n * sizeof(*names));
-	sf = symcache_get(path, &err);
-	if (!sf)
-		return err;
-	for (i = 0, err = 0; !err && i < n; i++)
-		if (!symfile_lookup(sf, offsets[i], buf, sizeof(buf)) &&
-		    !(names[i] = strdup(buf)))
-			err = -ENOMEM;
-	pthread_mutex_unlock(&symcache_lock);
-	if (err)
-		uprobe_names_free(names, n);
-	return err;
-}
-
-void uprobe_names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; names && i < n; i++) {
-		free(names[i]);
-		names[i] = NULL;
+	if (!err)
+		sf = symcache_get(path, &err);
+	/* one buffer for all names: a strdup each trapped on hosts where a
+	 * tool has uprobes on libc's str* functions */
+	for (i = 0; sf && !err && i < n; i++) {
+		at[i] = SIZE_MAX;
+		if (symfile_lookup(sf, offsets[i], buf, sizeof(buf)))
+			continue;
+		k = strlen(buf) + 1;
+		if (len + k > cap) {
+			cap = cap ? 2 * cap + k : 64 * n + k;
+			p = realloc(*text, cap);
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			*text = p;
+		}
+		memcpy(*text + len, buf, k);
+		at[i] = len;
+		len += k;
 	}
+	if (sf)
+		pthread_mutex_unlock(&symcache_lock);
+	for (i = 0; !err && i < n; i++)
+		names[i] = at[i] == SIZE_MAX ? NULL : *text + at[i];
+	free(at);
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
+	return err;
 }

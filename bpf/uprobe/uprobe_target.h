@@ -125,16 +125,14 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
  * @path: ELF file
  * @offsets: @n file offsets, as in link info
  * @n: number of offsets
- * @names: out, @n strings "func+0xOFF", NULL where no symbol contains the
- *	offset; free with uprobe_names_free()
+ * @names: out, @n strings "func+0xOFF" pointing into *@text, NULL where
+ *	no symbol contains the offset
+ * @text: out, the one allocation holding every name (caller frees)
  *
- * Return: 0 or -errno (then every @names entry is NULL).
+ * Return: 0 or -errno (then every @names entry and *@text are NULL).
  */
 int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
-			  char **names);
-
-/** uprobe_names_free() - free the @n strings of uprobe_symbolize_many() */
-void uprobe_names_free(char **names, size_t n);
+			  char **names, char **text);
 
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
