@@ -9,14 +9,17 @@
 # the FUSE floor, memory), then cost_per_hit.sh (ns per probed call: no
 # probe, an empty program, the built-in counter, bpftrace count(), the
 # counter with an events reader, bpftrace printf), then
-# churn_listing.sh (listing while owned uprobes are released). Both tables go to stdout and together to
+# churn_listing.sh (listing while owned uprobes are released), then every.sh
+# (issue 14: links.json of 1,000 and 10,000 mixed links, glob creation
+# against libbpf, funcs of a 10,000-target link). Both tables go to stdout and together to
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
 #   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
 #            to release that set, in the background)
 #   --quick  creation/removal with N = 200 instead of 1,000 (~2 minutes
 #            instead of ~11), cost per hit with 1,000,000 calls a run and
-#            3 rounds instead of 10,000,000 and 5
+#            3 rounds instead of 10,000,000 and 5, every.sh at 1,000
+#            links only
 #   --vm     also the fentry row of cost per hit, in the qemu lanes
 #            (cost_per_hit.sh --vm, a few minutes per kernel)
 #
@@ -26,13 +29,14 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 listing_args=()
 cost_args=()
+every_args=()
 create_n=1000
 vm=0
 
 for a in "$@"; do
 	case $a in
 	--big) listing_args+=(--big) ;;
-	--quick) create_n=200 cost_args+=(--quick) ;;
+	--quick) create_n=200 cost_args+=(--quick) every_args+=(--quick) ;;
 	--vm) vm=1 ;;
 	*) echo "usage: run.sh [--big] [--quick] [--vm]" >&2; exit 2 ;;
 	esac
@@ -58,6 +62,10 @@ if [ "$vm" = 1 ]; then
 fi
 echo | tee -a "$out"
 bash "$here/churn_listing.sh" 300 4 | tee -a "$out"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo | tee -a "$out"
+# issue 14: links.json of mixed links, glob creation, funcs (every.sh)
+bash "$here/every.sh" "${every_args[@]}" | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "run.sh: both tables: $out" >&2
 exit "$rc"

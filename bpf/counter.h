@@ -122,6 +122,19 @@ void counter_slot_free(struct counter *c, uint32_t slot);
  */
 int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits);
 
+/**
+ * counter_hits_range() - counter_hits() of @n slots in a row, with
+ * BPF_MAP_LOOKUP_BATCH (one bpf(2) call for many slots instead of one
+ * each; per slot when the kernel has no batch look-up)
+ * @first: first slot
+ * @n: number of slots
+ * @hits: out, @n sums over all possible CPUs
+ *
+ * Return: 0, -EINVAL (range outside the map), or -errno from bpf(2).
+ */
+int counter_hits_range(struct counter *c, uint32_t first, uint32_t n,
+		       uint64_t *hits);
+
 /** counter_map_fd() - fd of the hits map (for pinning). */
 int counter_map_fd(struct counter *c);
 

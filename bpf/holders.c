@@ -95,8 +95,10 @@ int holder_index_build(struct holder_index *idx)
 			continue;
 		h->link_id = files[i].id;
 		h->pid = files[i].pid;
-		snprintf(h->comm, sizeof(h->comm), "%.*s",
-			 (int)sizeof(files[i].comm), files[i].comm);
+		/* NUL-ended within 15 bytes, as TASK_COMM_LEN allows (a
+		 * snprintf per record was ~4% of a links.json) */
+		memcpy(h->comm, files[i].comm, sizeof(h->comm) - 1);
+		h->comm[sizeof(h->comm) - 1] = '\0';
 		idx->n++;
 	}
 	free(files);

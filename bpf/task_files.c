@@ -27,6 +27,8 @@ struct task_files {
 	struct bpf_link *iter_link;  /* over task files */
 	struct bpf_link *keys_link;  /* over links; NULL where none */
 	__u32 own_ids[2];	     /* their link ids, left out of records */
+	size_t last_n;		     /* records of the last pass: room to start
+					with (read and written atomically) */
 };
 
 /* A growing array of records */
@@ -310,7 +312,14 @@ static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
 {
 	size_t i, kept = 0;
 
-	if (n) /* qsort() wants a non-NULL base */
+	/*
+	 * the iterator walks tasks by pid and each fd table by fd, so its
+	 * records come sorted but for a thread with a table of its own:
+	 * sort only then (qsort of sorted records was ~5% of a links.json)
+	 */
+	for (i = 1; i < n && by_pid_fd(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i < n) /* qsort() wants a non-NULL base */
 		qsort(v, n, sizeof(*v), by_pid_fd);
 	for (i = 0; i < n; i++) {
 		if (v[i].kind == TASK_FILE_LINK &&
@@ -328,6 +337,13 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 	struct records r = {0};
 	int err;
 
+	/*
+	 * room for the last pass's records and some: growing from 256 by
+	 * doubling was ~5% of a links.json of 3,000 links (realloc, mremap)
+	 */
+	if (records_reserve(&r, __atomic_load_n(&tf->last_n, __ATOMIC_RELAXED) +
+					256))
+		return -ENOMEM;
 	err = tf->skel ? read_iterator(tf->iter_link, &r, sizeof(*r.v))
 		       : proc_pids_each(walk_pid, &r);
 	if (err) {
@@ -338,6 +354,7 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 		free(r.v);
 		return -EOVERFLOW;
 	}
+	__atomic_store_n(&tf->last_n, r.n, __ATOMIC_RELAXED);
 	r.n = sort_unique(r.v, r.n, tf->own_ids);
 	*out = r.v;
 	return (int)r.n;

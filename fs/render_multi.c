@@ -4,6 +4,7 @@
  * per target, of any length), pid, and hits summed over the targets.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,15 @@ static bool counts_by_cookie(const struct link_view *v)
 int render_multi_hits(const struct link_view *v, uint64_t *sum)
 {
 	unsigned int i, n = v->own.nslots ? v->own.nslots : 1;
-	uint64_t hits;
-	int err = 0;
+	uint64_t *hits = calloc(n, sizeof(*hits));
+	int err = hits ? counter_hits_range(owned_counter(v->reg), v->own.slot,
+					    n, hits)
+		       : -ENOMEM;
 
 	*sum = 0;
-	for (i = 0; !err && i < n; i++) {
-		err = counter_hits(owned_counter(v->reg), v->own.slot + i,
-				   &hits);
-		*sum += hits;
-	}
+	for (i = 0; !err && i < n; i++)
+		*sum += hits[i];
+	free(hits);
 	return err;
 }
 
@@ -70,101 +71,185 @@ static bool probed_file_is_there(const struct link_view *v, const char *path)
 	       st.st_ino == v->own.ino;
 }
 
-static void put_hits(FILE *out, const struct link_view *v, uint64_t cookie)
-{
-	uint64_t hits = 0;
+/*
+ * The funcs text, written straight into the caller's buffer while it fits
+ * and counted on beyond (snprintf's contract, without a stream to grow
+ * and copy: a 10,000-target link's text is ~400 kB).
+ */
+struct lines {
+	char *buf;
+	size_t len, n;
+};
 
-	if (!counts_by_cookie(v))
-		return;
-	if (cookie < (uint64_t)v->own.slot ||
-	    cookie - v->own.slot >= v->own.nslots ||
-	    counter_hits(owned_counter(v->reg), cookie, &hits))
-		fprintf(out, "\t-");
-	else
-		fprintf(out, "\t%llu", (unsigned long long)hits);
+static void put(struct lines *o, const char *s, size_t k)
+{
+	if (o->n < o->len)
+		memcpy(o->buf + o->n, s, k < o->len - o->n ? k : o->len - o->n);
+	o->n += k;
 }
 
-static void uprobe_lines(FILE *out, const struct link_view *v,
-			 const struct multi_info *mi)
+static void put_str(struct lines *o, const char *s)
 {
-	bool same = probed_file_is_there(v, mi->path);
-	char sym[PROBE_GLOB_NAME_MAX + 32];
-	__u32 i;
+	put(o, s, strlen(s));
+}
 
-	fprintf(out, "OFFSET\tSYMBOL\tREF_CTR_OFFSET\tCOOKIE%s\n",
-		counts_by_cookie(v) ? "\tHITS" : "");
-	for (i = 0; i < mi->count; i++) {
-		target_symbol(v, mi->path, same, mi->t[i].where, sym,
-			      sizeof(sym));
-		fprintf(out, "0x%llx\t%s\t0x%llx\t%llu",
-			(unsigned long long)mi->t[i].where, sym,
-			(unsigned long long)mi->t[i].ref_ctr_offset,
-			(unsigned long long)mi->t[i].cookie);
-		put_hits(out, v, mi->t[i].cookie);
-		fputc('\n', out);
+static void put_u64(struct lines *o, uint64_t v)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	put(o, p, tmp + sizeof(tmp) - p);
+}
+
+/* "0x" and @v in hex, at least @width digits */
+static void put_hex(struct lines *o, uint64_t v, int width)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) || tmp + sizeof(tmp) - p < width);
+	*--p = 'x';
+	*--p = '0';
+	put(o, p, tmp + sizeof(tmp) - p);
+}
+
+/* HITS of the slot @cookie names, from @hits (slot own.slot on), or "-" */
+static void put_hits(struct lines *o, const struct link_view *v,
+		     uint64_t cookie, const uint64_t *hits)
+{
+	if (!counts_by_cookie(v))
+		return;
+	if (!hits || cookie < (uint64_t)v->own.slot ||
+	    cookie - v->own.slot >= v->own.nslots) {
+		put_str(o, "\t-");
+	} else {
+		put(o, "\t", 1);
+		put_u64(o, hits[cookie - v->own.slot]);
 	}
 }
 
+/* The owned link's slot counts, one batch for all; NULL when none. */
+static uint64_t *read_hits(const struct link_view *v)
+{
+	uint64_t *hits;
+
+	if (!counts_by_cookie(v) || !v->own.nslots)
+		return NULL;
+	hits = calloc(v->own.nslots, sizeof(*hits));
+	if (hits && counter_hits_range(owned_counter(v->reg), v->own.slot,
+				       v->own.nslots, hits)) {
+		free(hits);
+		hits = NULL;
+	}
+	return hits;
+}
+
+/*
+ * SYMBOLs of all targets with one stat and cache look-up, pointing into
+ * *@text (the caller frees both); NULL entries where none.
+ */
+static char **target_symbols(const struct link_view *v,
+			     const struct multi_info *mi, char **text)
+{
+	uint64_t *offs = calloc(mi->count ? mi->count : 1, sizeof(*offs));
+	char **names = calloc(mi->count ? mi->count : 1, sizeof(*names));
+	__u32 i;
+
+	*text = NULL;
+	if (offs && names && mi->path[0] == '/' &&
+	    probed_file_is_there(v, mi->path)) {
+		for (i = 0; i < mi->count; i++)
+			offs[i] = mi->t[i].where;
+		uprobe_symbolize_many(mi->path, offs, mi->count, names, text);
+	}
+	free(offs);
+	return names;
+}
+
+static void uprobe_lines(struct lines *o, const struct link_view *v,
+			 const struct multi_info *mi)
+{
+	uint64_t *hits = read_hits(v);
+	char *text;
+	char **syms = target_symbols(v, mi, &text);
+	__u32 i;
+
+	put_str(o, counts_by_cookie(v)
+			   ? "OFFSET\tSYMBOL\tREF_CTR_OFFSET\tCOOKIE\tHITS\n"
+			   : "OFFSET\tSYMBOL\tREF_CTR_OFFSET\tCOOKIE\n");
+	for (i = 0; i < mi->count; i++) {
+		put_hex(o, mi->t[i].where, 1);
+		put(o, "\t", 1);
+		put_str(o, syms && syms[i] ? syms[i] : "-");
+		put(o, "\t", 1);
+		put_hex(o, mi->t[i].ref_ctr_offset, 1);
+		put(o, "\t", 1);
+		put_u64(o, mi->t[i].cookie);
+		put_hits(o, v, mi->t[i].cookie, hits);
+		put(o, "\n", 1);
+	}
+	free(text);
+	free(syms);
+	free(hits);
+}
+
 /* FUNC from the address the daemon sees; ADDR per the reader's rule. */
-static void kprobe_lines(FILE *out, const struct link_view *v,
+static void kprobe_lines(struct lines *o, const struct link_view *v,
 			 const struct multi_info *mi)
 {
 	struct ksyms *ks = ksyms_load();
 	bool sees = v->reader && v->reader->sees_addrs;
+	uint64_t *hits = read_hits(v);
 	char func[768];
 	__u32 i;
 
-	fprintf(out, "FUNC\tADDR\tCOOKIE%s\n",
-		counts_by_cookie(v) ? "\tHITS" : "");
+	put_str(o, counts_by_cookie(v) ? "FUNC\tADDR\tCOOKIE\tHITS\n"
+				       : "FUNC\tADDR\tCOOKIE\n");
 	for (i = 0; i < mi->count; i++) {
 		if (!ks || ksyms_name(ks, mi->t[i].where, func, sizeof(func)))
 			snprintf(func, sizeof(func), "-");
-		fprintf(out, "%s\t0x%016llx", func,
-			sees ? (unsigned long long)mi->t[i].where : 0ULL);
-		if (mi->has_cookies)
-			fprintf(out, "\t%llu",
-				(unsigned long long)mi->t[i].cookie);
-		else
-			fprintf(out, "\t-");
-		if (mi->has_cookies)
-			put_hits(out, v, mi->t[i].cookie);
-		else if (counts_by_cookie(v))
-			fprintf(out, "\t-");
-		fputc('\n', out);
+		put_str(o, func);
+		put(o, "\t", 1);
+		put_hex(o, sees ? mi->t[i].where : 0, 16);
+		if (mi->has_cookies) {
+			put(o, "\t", 1);
+			put_u64(o, mi->t[i].cookie);
+			put_hits(o, v, mi->t[i].cookie, hits);
+		} else {
+			put_str(o, "\t-");
+			if (counts_by_cookie(v))
+				put_str(o, "\t-");
+		}
+		put(o, "\n", 1);
 	}
 	ksyms_free(ks);
+	free(hits);
 }
 
 /*
- * Rendered whole into a stream, then copied when it fits @len; else its
- * length is returned (>= @len) and the caller asks again with room
+ * Written into @buf as far as it fits; the whole length is returned, and
+ * when it is >= @len the caller asks again with room
  * (link_file_render_alloc()).
  */
 int render_funcs(const struct link_view *v, char *buf, size_t len)
 {
+	struct lines o = {.buf = buf, .len = len};
 	struct multi_info mi;
-	char *text = NULL;
-	size_t n = 0;
-	FILE *out;
 	int err = multi_info_read(v->f.id, &mi);
 
 	if (err)
 		return err == -EINVAL ? -ENODATA : err;
-	out = open_memstream(&text, &n);
-	if (out) {
-		if (mi.link_type == LINK_TYPE_UPROBE_MULTI)
-			uprobe_lines(out, v, &mi);
-		else
-			kprobe_lines(out, v, &mi);
-		err = fclose(out) ? -ENOMEM : 0;
-	} else {
-		err = -ENOMEM;
-	}
+	if (mi.link_type == LINK_TYPE_UPROBE_MULTI)
+		uprobe_lines(&o, v, &mi);
+	else
+		kprobe_lines(&o, v, &mi);
 	multi_info_free(&mi);
-	if (!err && n < len)
-		memcpy(buf, text, n + 1);
-	free(text);
-	return err ? err : (int)n;
+	if (len)
+		buf[o.n < len ? o.n : len - 1] = '\0';
+	return o.n > INT_MAX ? -EFBIG : (int)o.n;
 }
 
 /* The name of target @i, "-" when unknown; @ks for kprobe_multi. */

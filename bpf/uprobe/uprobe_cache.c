@@ -19,6 +19,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -730,45 +731,35 @@ void uprobe_symcache_flush(void)
 }
 
 /* Look @st up; 1 when it is not cached. */
-static int symcache_lookup(const struct stat *st, uint64_t file_offset,
-			   char *buf, size_t len)
-{
-	struct symfile *sf;
-	int err = 1;
-
-	pthread_mutex_lock(&symcache_lock);
-	sf = symcache_find(st);
-	if (sf) {
-		sf->used = ++symcache_clock;
-		err = symfile_lookup(sf, file_offset, buf, len);
-	}
-	pthread_mutex_unlock(&symcache_lock);
-	return err;
-}
-
-int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
-		     size_t len)
+/*
+ * The cached symbols of @path, built on a miss. Return: the entry with
+ * symcache_lock held (the caller unlocks), or NULL with *@err set.
+ */
+static struct symfile *symcache_get(const char *path, int *err)
 {
 	struct symfile *sf, *had;
 	struct uprobe_elf f;
 	struct stat st;
-	int err;
 
-	if (!path || !buf || !len)
-		return -EINVAL;
-	if (stat(path, &st) < 0)
-		return -errno;
-	err = symcache_lookup(&st, file_offset, buf, len);
-	if (err <= 0)
-		return err;
+	if (stat(path, &st) < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	pthread_mutex_lock(&symcache_lock);
+	sf = symcache_find(&st);
+	if (sf) {
+		sf->used = ++symcache_clock;
+		return sf;
+	}
+	pthread_mutex_unlock(&symcache_lock);
 	/* parse outside the lock; the key is the file actually opened */
-	err = uprobe_elf_open(&f, path, NULL);
-	if (err)
-		return err;
-	err = symfile_build(&f, &sf);
+	*err = uprobe_elf_open(&f, path, NULL);
+	if (*err)
+		return NULL;
+	*err = symfile_build(&f, &sf);
 	uprobe_elf_close(&f);
-	if (err)
-		return err;
+	if (*err)
+		return NULL;
 	pthread_mutex_lock(&symcache_lock);
 	had = symcache_find(&(struct stat){.st_dev = sf->dev,
 					   .st_ino = sf->ino,
@@ -781,7 +772,65 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		symcache_insert(sf);
 	}
 	sf->used = ++symcache_clock;
+	return sf;
+}
+
+int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
+		     size_t len)
+{
+	struct symfile *sf;
+	int err;
+
+	if (!path || !buf || !len)
+		return -EINVAL;
+	sf = symcache_get(path, &err);
+	if (!sf)
+		return err;
 	err = symfile_lookup(sf, file_offset, buf, len);
 	pthread_mutex_unlock(&symcache_lock);
+	return err;
+}
+
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
+			  char **names, char **text)
+{
+	char buf[PROBE_GLOB_NAME_MAX + 32], *p;
+	size_t *at = calloc(n ? n : 1, sizeof(*at)), len = 0, cap = 0, k, i;
+	struct symfile *sf = NULL;
+	int err = at ? 0 : -ENOMEM;
+
+	*text = NULL;
+	memset(names, 0, n * sizeof(*names));
+	if (!err)
+		sf = symcache_get(path, &err);
+	/* one buffer for all names: a strdup each trapped on hosts where a
+	 * tool has uprobes on libc's str* functions */
+	for (i = 0; sf && !err && i < n; i++) {
+		at[i] = SIZE_MAX;
+		if (symfile_lookup(sf, offsets[i], buf, sizeof(buf)))
+			continue;
+		k = strlen(buf) + 1;
+		if (len + k > cap) {
+			cap = cap ? 2 * cap + k : 64 * n + k;
+			p = realloc(*text, cap);
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			*text = p;
+		}
+		memcpy(*text + len, buf, k);
+		at[i] = len;
+		len += k;
+	}
+	if (sf)
+		pthread_mutex_unlock(&symcache_lock);
+	for (i = 0; !err && i < n; i++)
+		names[i] = at[i] == SIZE_MAX ? NULL : *text + at[i];
+	free(at);
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
 	return err;
 }

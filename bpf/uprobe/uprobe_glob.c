@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +14,18 @@
 #include "uprobe_err.h"
 #include "uprobe_target.h"
 
+/*
+ * The names go into one growing buffer, not one allocation each: a glob
+ * of thousands of functions made as many strndup() calls, and a host
+ * where some tool has uprobes on libc (bpftrace users do) traps each one.
+ * Until the walk ends, a match's name holds its offset in that buffer.
+ */
 struct glob_acc {
 	struct uprobe_match *m;
 	size_t n, cap;
 	size_t seq; /* table order, so that the first name at an offset wins */
+	char *names;
+	size_t nlen, ncap;
 };
 
 static int acc_add(struct glob_acc *a, uint64_t off, const char *name,
@@ -33,12 +42,25 @@ static int acc_add(struct glob_acc *a, uint64_t off, const char *name,
 		a->m = m;
 		a->cap = cap;
 	}
+	if (a->nlen + len + 1 > a->ncap) {
+		size_t cap = a->ncap ? 2 * a->ncap : 4096;
+		char *p;
+
+		while (cap < a->nlen + len + 1)
+			cap *= 2;
+		p = realloc(a->names, cap);
+		if (!p)
+			return -ENOMEM;
+		a->names = p;
+		a->ncap = cap;
+	}
+	memcpy(a->names + a->nlen, name, len);
+	a->names[a->nlen + len] = '\0';
 	m = &a->m[a->n];
 	m->offset = off;
 	m->seq = a->seq++;
-	m->name = strndup(name, len);
-	if (!m->name)
-		return -ENOMEM;
+	m->name = (char *)(uintptr_t)a->nlen; /* made a pointer at the end */
+	a->nlen += len + 1;
 	a->n++;
 	return 0;
 }
@@ -88,24 +110,24 @@ static void keep_distinct(struct glob_acc *a)
 
 	if (a->n) /* qsort() wants a non-NULL base */
 		qsort(a->m, a->n, sizeof(*a->m), by_offset_then_seq);
-	for (i = 0; i < a->n; i++) {
-		if (n && a->m[n - 1].offset == a->m[i].offset) {
-			free(a->m[i].name);
-			continue;
-		}
-		a->m[n++] = a->m[i];
-	}
+	for (i = 0; i < a->n; i++)
+		if (!n || a->m[n - 1].offset != a->m[i].offset)
+			a->m[n++] = a->m[i];
 	a->n = n;
+	for (i = 0; i < n; i++)
+		a->m[i].name = a->names + (uintptr_t)a->m[i].name;
 }
 
 void uprobe_matches_free(struct uprobe_matches *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; !m->names && i < m->n; i++)
 		free(m->m[i].name);
+	free(m->names);
 	free(m->m);
 	m->m = NULL;
+	m->names = NULL;
 	m->n = 0;
 }
 
@@ -130,6 +152,7 @@ int uprobe_glob(const char *canonical, const char *pattern,
 		keep_distinct(&a);
 	out->m = a.m;
 	out->n = a.n;
+	out->names = a.names; /* non-NULL whenever a name was added */
 	if (!err && !a.n) {
 		err = -ENOENT;
 		uprobe_set_err(terr, true, "no function matches '%s' in %s",

@@ -118,6 +118,22 @@ void uprobe_exclude_dir(const char *dir);
 int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 		     size_t len);
 
+/**
+ * uprobe_symbolize_many() - uprobe_symbolize() for @n offsets in one file,
+ * with one stat and one cache look-up for all (the funcs of a uprobe_multi
+ * link: the per-offset call cost a stat(2) each)
+ * @path: ELF file
+ * @offsets: @n file offsets, as in link info
+ * @n: number of offsets
+ * @names: out, @n strings "func+0xOFF" pointing into *@text, NULL where
+ *	no symbol contains the offset
+ * @text: out, the one allocation holding every name (caller frees)
+ *
+ * Return: 0 or -errno (then every @names entry and *@text are NULL).
+ */
+int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
+			  char **names, char **text);
+
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
@@ -135,6 +151,8 @@ struct uprobe_matches {
 	size_t n;
 	dev_t dev; /* of the file that was read */
 	ino_t ino;
+	char *names; /* uprobe_glob(): every name in one allocation (m[].name
+			point into it); NULL: each name is malloc'd */
 };
 
 /* Longest function name a wildcard can match (longer ones are skipped). */

@@ -190,6 +190,28 @@ static int bpftool_links_of_prog(uint32_t prog_id, bool *perf_type)
 }
 
 /* A uprobe or uretprobe on the fixture, then exactly @n hits. */
+/*
+ * counter_hits_range() (one batch look-up) over the slots around @slot
+ * agrees with counter_hits() of each, @slot holding the @n calls the
+ * fixture made; a range past the map's end is -EINVAL.
+ */
+static void check_hits_range(struct counter *c, uint32_t slot, uint64_t n)
+{
+	uint64_t got[3] = {0}, one;
+	uint32_t i;
+	int err = counter_hits_range(c, slot - 1, 3, got);
+
+	EXPECT(err == 0 && got[1] == n, "hits_range: %d, slot %u has %llu",
+	       err, slot, (unsigned long long)got[1]);
+	for (i = 0; !err && i < 3; i++)
+		EXPECT(counter_hits(c, slot - 1 + i, &one) == 0 && one == got[i],
+		       "hits_range slot %u: %llu, counter_hits %llu",
+		       slot - 1 + i, (unsigned long long)got[i],
+		       (unsigned long long)one);
+	EXPECT(counter_hits_range(c, 1000, 25, got) == -EINVAL,
+	       "a range past the map's 1024 slots is not -EINVAL");
+}
+
 static void test_uprobe(struct counter *c, enum probe_kind kind,
 			unsigned long long off, int n)
 {
@@ -228,6 +250,7 @@ static void test_uprobe(struct counter *c, enum probe_kind kind,
 	       "%s hits %llu, want %d",
 	       kind == PROBE_UPROBE ? "uprobe" : "uretprobe",
 	       (unsigned long long)hits, n);
+	check_hits_range(c, (uint32_t)slot, (uint64_t)n);
 	close(lfd);
 	/* A freed slot comes back zeroed. */
 	counter_slot_free(c, slot);

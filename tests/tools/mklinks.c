@@ -15,12 +15,19 @@
  *   raw_tracepoint:NAME:COOKIE        (a raw tracepoint link)
  *   uprobe_multi:PATH:TARGETS:COOKIES uretprobe_multi:PATH:TARGETS:COOKIES
  *   flow_dissector                    (a netns link, in a new netns)
+ *   kprobe_multi:PATTERN_OR_LIST:COOKIES (a kprobe_multi link)
  *   fentry:FUNC                       (a tracing link on a vmlinux function)
  *
  * TARGETS of a uprobe_multi link is 0xOFFSET[/0xREF_CTR_OFFSET],... and
  * COOKIES COOKIE,... (as many); --pid filters the next multi spec to one
  * process. A flow_dissector link attaches to a network namespace that
  * mklinks makes for it (unshare), so the host's own is left alone.
+ * kprobe_multi's PATTERN_OR_LIST is FUNC,FUNC,... or a glob (*, ?, [)
+ * matched against tracefs's available_filter_functions (vmlinux functions,
+ * each name once, sorted, at most 64); each FUNC's address is read from
+ * /proc/kallsyms and the link is made by address (bpf_link_create with
+ * BPF_TRACE_KPROBE_MULTI), so the test knows what it attached. COOKIES is
+ * one per function, or one number N: N, N+1, ... in function order.
  * --fork forks after making the links: parent and child both hold every
  * link fd (prints "child PID" before "ready"; both exit at EOF).
  *
@@ -37,7 +44,8 @@
  *   ID TYPE NAME OFFSET COOKIE PROG_ID
  * TYPE is the spec's first word; NAME is the path, CATEGORY:NAME, the
  * decimal config, the raw tracepoint or "-"; OFFSET is 0x hex, TARGETS as
- * given, or "-"; COOKIE the cookie, COOKIES as given, or "-". Then
+ * given (kprobe_multi: FUNC=0xADDR,... as attached), or "-"; COOKIE the
+ * cookie, COOKIES as given (kprobe_multi: one per function), or "-". Then
  * "ready"; mklinks then waits for EOF on stdin (or a signal) and exits,
  * which detaches its links. With --pin it pins each link as DIR/link_ID
  * and exits after "ready" (remove the pins to detach).
@@ -57,6 +65,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdint.h>
@@ -82,12 +91,13 @@ enum kind {
 	K_URETPROBE_MULTI,
 	K_FLOW_DISSECTOR,
 	K_FENTRY,
+	K_KPROBE_MULTI,
 };
 
 static const char *const kind_names[] = {
-	"uprobe",	   "uretprobe",	     "tracepoint",
-	"software",	   "raw_tracepoint", "uprobe_multi",
-	"uretprobe_multi", "flow_dissector", "fentry",
+	"uprobe",	  "uretprobe",	  "tracepoint",	     "software",
+	"raw_tracepoint", "uprobe_multi", "uretprobe_multi", "flow_dissector",
+	"fentry",	  "kprobe_multi",
 };
 
 #define MULTI_MAX 64 /* targets of one uprobe_multi spec */
@@ -104,6 +114,7 @@ struct spec {
 	/* uprobe_multi */
 	char *targets, *cookies; /* as given, for the output line */
 	uint64_t offsets[MULTI_MAX], ref_ctrs[MULTI_MAX], mcookies[MULTI_MAX];
+	unsigned long kaddrs[MULTI_MAX]; /* kprobe_multi: from kallsyms */
 	uint32_t cnt;
 	uint32_t pid; /* --pid */
 };
@@ -144,6 +155,11 @@ static char *pop_field(char *s)
 		return NULL;
 	*c = '\0';
 	return c + 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int parse_config(const char *s, uint64_t *config)
@@ -191,6 +207,123 @@ static int parse_multi(char *targets, char *cookies, struct spec *sp)
 	return n == sp->cnt && n ? 0 : -EINVAL;
 }
 
+/* kprobe_multi: the functions of @sp->name, a list or a glob */
+static int kmulti_funcs(const struct spec *sp, char **funcs)
+{
+	char *list, *tok, *save = NULL, *line = NULL, *end;
+	size_t cap = 0;
+	int n = 0, i;
+	FILE *f;
+
+	if (!strpbrk(sp->name, "*?[")) {
+		list = strdup(sp->name);
+		for (tok = list ? strtok_r(list, ",", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (n == MULTI_MAX || !(funcs[n++] = strdup(tok)))
+				return -E2BIG;
+		}
+		free(list);
+		return n ? n : -EINVAL;
+	}
+	f = fopen("/sys/kernel/tracing/available_filter_functions", "re");
+	if (!f)
+		f = fopen("/sys/kernel/debug/tracing/"
+			  "available_filter_functions",
+			  "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		end = line + strcspn(line, " \n");
+		if (*end == ' ') /* "func [module]": vmlinux only */
+			continue;
+		*end = '\0';
+		if (fnmatch(sp->name, line, 0))
+			continue;
+		for (i = 0; i < n && strcmp(funcs[i], line); i++)
+			;
+		if (i < n)
+			continue;
+		if (n == MULTI_MAX || !(funcs[n++] = strdup(line)))
+			break;
+	}
+	free(line);
+	fclose(f);
+	qsort(funcs, n, sizeof(*funcs), cmp_str);
+	return n ? n : -ENOENT;
+}
+
+/*
+ * The addresses of the @n vmlinux text symbols @funcs in /proc/kallsyms
+ * (the first of each name), in one pass; 0 where there is none.
+ */
+static void kallsyms_addrs(char **funcs, int n, unsigned long *addrs)
+{
+	char line[512], type, name[256], mod;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long a;
+	int i, left = n;
+
+	memset(addrs, 0, (size_t)n * sizeof(*addrs));
+	while (f && left && fgets(line, sizeof(line), f)) {
+		mod = 0;
+		if (sscanf(line, "%lx %c %255s %c", &a, &type, name, &mod) <
+			    3 ||
+		    mod || (type != 't' && type != 'T'))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!addrs[i] && !strcmp(name, funcs[i])) {
+				addrs[i] = a;
+				left--;
+			}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* kprobe_multi: functions, their addresses, cookies, the output columns */
+static int parse_kmulti(struct spec *sp, char *cookies)
+{
+	char *funcs[MULTI_MAX], *save = NULL, *tok;
+	size_t len = 1, off = 0;
+	uint64_t base = 0;
+	int n = kmulti_funcs(sp, funcs), i, k = 0;
+
+	if (n < 0)
+		return n;
+	for (tok = strtok_r(cookies, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save), k++)
+		if (k == n || parse_u64(tok, &sp->mcookies[k]))
+			return -EINVAL;
+	if (k != n && k != 1)
+		return -EINVAL;
+	base = sp->mcookies[0];
+	kallsyms_addrs(funcs, n, sp->kaddrs);
+	for (i = 0; i < n; i++) {
+		if (k == 1)
+			sp->mcookies[i] = base + (uint64_t)i;
+		if (!sp->kaddrs[i])
+			die("no address in /proc/kallsyms (root, kptr_restrict?)",
+			    funcs[i], ENOENT);
+		len += strlen(funcs[i]) + 24;
+	}
+	sp->cnt = (uint32_t)n;
+	sp->targets = malloc(len);
+	sp->cookies = malloc((size_t)n * 24 + 1);
+	if (!sp->targets || !sp->cookies)
+		return -ENOMEM;
+	sp->targets[0] = '\0';
+	for (i = 0; i < n; i++) {
+		off += (size_t)sprintf(sp->targets + off, "%s%s=0x%lx",
+				       i ? "," : "", funcs[i], sp->kaddrs[i]);
+		free(funcs[i]);
+	}
+	for (i = 0, off = 0; i < n; i++)
+		off += (size_t)sprintf(sp->cookies + off, "%s%llu",
+				       i ? "," : "",
+				       (unsigned long long)sp->mcookies[i]);
+	return 0;
+}
+
 static int parse_spec(char *arg, struct spec *sp)
 {
 	char *rest = strchr(arg, ':'), *cookie, *mid;
@@ -200,6 +333,12 @@ static int parse_spec(char *arg, struct spec *sp)
 		sp->kind = K_FENTRY;
 		sp->name = arg + 7;
 		return 0;
+	}
+	if (!strncmp(arg, "kprobe_multi:", 13)) {
+		sp->kind = K_KPROBE_MULTI;
+		cookie = pop_field(arg + 13);
+		sp->name = arg + 13;
+		return cookie && *sp->name ? parse_kmulti(sp, cookie) : -EINVAL;
 	}
 	if (!strcmp(arg, "flow_dissector")) {
 		sp->kind = K_FLOW_DISSECTOR;
@@ -398,6 +537,8 @@ static int load_prog(enum kind kind, const char *name)
 		type = BPF_PROG_TYPE_FLOW_DISSECTOR;
 	if (kind == K_UPROBE_MULTI || kind == K_URETPROBE_MULTI)
 		opts.expected_attach_type = ATTACH_TRACE_UPROBE_MULTI;
+	if (kind == K_KPROBE_MULTI)
+		opts.expected_attach_type = BPF_TRACE_KPROBE_MULTI;
 	if (kind == K_FENTRY) {
 		type = BPF_PROG_TYPE_TRACING;
 		opts.expected_attach_type = BPF_TRACE_FENTRY;
@@ -488,6 +629,18 @@ static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 		    .perf_event.bpf_cookie = sp->cookie);
 	int perf_fd, link_fd;
 
+	if (sp->kind == K_KPROBE_MULTI) {
+		LIBBPF_OPTS(bpf_link_create_opts, kopts,
+			    .kprobe_multi.addrs = sp->kaddrs,
+			    .kprobe_multi.cookies = (const __u64 *)sp->mcookies,
+			    .kprobe_multi.cnt = sp->cnt);
+
+		link_fd = bpf_link_create(prog_fd, 0, BPF_TRACE_KPROBE_MULTI,
+					  &kopts);
+		if (link_fd < 0)
+			die("kprobe_multi link create", arg, -link_fd);
+		return link_fd;
+	}
 	if (sp->kind == K_FENTRY) {
 		link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 		if (link_fd < 0)
@@ -523,9 +676,9 @@ static int link_spec(const struct spec *sp, int prog_fd, const char *arg)
 static int make_link(const struct spec *sp, const char *arg)
 {
 	static const char *const prog_names[] = {
-		"mkl_uprobe", "mkl_uprobe", "mkl_tracepoint",
-		"mkl_event",  "mkl_raw_tp", "mkl_umulti",
-		"mkl_umulti", "mkl_flow",   "mkl_fentry"};
+		"mkl_uprobe", "mkl_uprobe", "mkl_tracepoint", "mkl_event",
+		"mkl_raw_tp", "mkl_umulti", "mkl_umulti",     "mkl_flow",
+		"mkl_fentry", "mkl_kmulti"};
 	struct bpf_link_info info;
 	struct bpf_prog_info pinfo;
 	uint32_t len = sizeof(info), plen = sizeof(pinfo);

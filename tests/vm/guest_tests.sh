@@ -754,6 +754,57 @@ test_tracing() {
 	MKL_PID=
 }
 
+# A kprobe_multi link made by mklinks (issue 14), not by the daemon:
+# bpf_fentry_test* from tracefs's available_filter_functions, attached by
+# the addresses mklinks read from /proc/kallsyms, cookies 500 on. type,
+# count and each funcs line (FUNC, ADDR, COOKIE) must be what mklinks
+# attached, ADDR also what kallsyms says here; prog_id and pids too.
+test_kprobe_multi_foreign() {
+	local id type pat targets cookies prog d i want got t c
+	if [ "$(feature kprobe_multi)" != 1 ]; then
+		skip "foreign kprobe_multi: no kprobe_multi links on this kernel"
+		return
+	fi
+	mkfifo "$WORK/mkk.in"
+	"$MKLINKS" 'kprobe_multi:bpf_fentry_test*:500' <"$WORK/mkk.in" \
+		>"$WORK/mkk.out" 2>&1 &
+	MKL_PID=$!
+	exec 5>"$WORK/mkk.in"
+	# a TCG guest on a busy host: reading tracefs's function list and
+	# kallsyms may take seconds
+	for i in $(seq 300); do
+		grep -q '^ready' "$WORK/mkk.out" && break
+		sleep 0.1
+	done
+	if ! grep -q '^ready' "$WORK/mkk.out"; then
+		fail "mklinks kprobe_multi: no ready in 30 s: $(cat "$WORK/mkk.out")"
+	else
+		IFS=$'\t' read -r id type pat targets cookies prog <"$WORK/mkk.out"
+		d=$MNT/$id
+		eq "foreign kprobe_multi type" kprobe_multi "$(rd "$d/type")"
+		eq "foreign kprobe_multi prog_id" "$prog" "$(rd "$d/prog_id")"
+		IFS=, read -r -a t <<<"$targets"
+		IFS=, read -r -a c <<<"$cookies"
+		num_eq "foreign kprobe_multi count" "${#t[@]}" "$(rd "$d/count")"
+		want=$(for i in "${!t[@]}"; do
+			echo "${t[i]%%=*} $((${t[i]#*=})) ${c[i]}"
+		done | sort)
+		got=$(tail -n +2 "$d/funcs" | while IFS=$'\t' read -r f a k; do
+			echo "$f $((a)) $k"
+		done | sort)
+		eq "foreign kprobe_multi funcs = what mklinks attached" "$want" "$got"
+		got=$(tail -n +2 "$d/funcs" | while IFS=$'\t' read -r f a k; do
+			[ "$((a))" = "$(($(ksym "$f")))" ] || echo "$f $a"
+		done)
+		eq "foreign kprobe_multi: ADDR = kallsyms" "" "$got"
+		eq "foreign kprobe_multi pids" "$MKL_PID"$'\t'mklinks \
+			"$(grep -v $'\tbpflinkfs$' "$d/pids")"
+	fi
+	exec 5>&-
+	wait "$MKL_PID"
+	MKL_PID=
+}
+
 main() {
 	echo "# kernel $(uname -r)"
 	run_prog "ABI offsets vs BTF (test_abi)" "$BL/test_abi"
@@ -772,6 +823,7 @@ main() {
 		test_usdt
 		test_tracing
 		test_tracing_events
+		test_kprobe_multi_foreign
 		if [ "$(feature kprobe)" = 1 ]; then
 			test_kprobe
 			test_attached
