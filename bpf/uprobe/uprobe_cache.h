@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The resolution cache (what uprobe_resolve() reads of a file, copied out
- * of libelf once) and the symbolizer's cache of symbol tables.
+ * The resolution cache: what uprobe_resolve() reads of a file, copied out
+ * of libelf once (the symbolizer's cache is uprobe_symcache.h).
  */
 #ifndef BPFLINKFS_UPROBE_CACHE_H
 #define BPFLINKFS_UPROBE_CACHE_H
@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 
 #include "uprobe_elf.h"
-
-/* Drop every cached symbol table (tests: a cold cache). */
-void uprobe_symcache_flush(void);
 
 /*
  * ---- the resolution cache (uprobe_cache.c) ----
@@ -48,6 +45,13 @@ struct uprobe_rload {
 	uint64_t off, vaddr, filesz;
 	bool exec;
 };
+
+/**
+ * uprobe_loads_read() - the PT_LOAD program headers of @elf, in order
+ * @loads: out, malloc'd (the caller frees it); @nloads: out, how many
+ * Return: 0, -EINVAL (no program headers readable), -ENOMEM.
+ */
+int uprobe_loads_read(Elf *elf, struct uprobe_rload **loads, size_t *nloads);
 
 struct uprobe_rfile {
 	dev_t dev; /* the key: the file as it was parsed */

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "fixture.h"
 #include "uprobe_cache.h"
+#include "uprobe_symcache.h"
 #include "uprobe_target.h"
 
 /* ---- the reference: a linear scan, as DESIGN.md 2 defines `symbol` ---- */
