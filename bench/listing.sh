@@ -79,7 +79,7 @@ cleanup() {
 trap cleanup EXIT
 
 build_tools() {
-	local w="-O2 -g -Wall"
+	local w="-O2 -g -Wall -D_GNU_SOURCE"
 
 	mkdir -p "$bin"
 	# the link maker of the tests (tests/tools/mklinks.c), its --set mode

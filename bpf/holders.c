@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "links.h"
@@ -78,6 +79,7 @@ int holder_index_build(struct holder_index *idx)
 
 	idx->v = NULL;
 	idx->n = 0;
+	idx->self = getpid();
 	if (err)
 		return err;
 	n = task_files_read(source, &files);

@@ -23,6 +23,7 @@ struct link_holder {
 struct holder_index {
 	struct link_holder *v;
 	size_t n;
+	__u32 self; /* the pid of the process that built it (getpid()) */
 };
 
 /**

@@ -415,20 +415,22 @@ static void wait_released(__u32 id)
 }
 
 /*
- * A link whose pin was moved out of the pin_dir, not removed, lives on and
- * counts into its slot: keep the slot from reuse until the daemon stops.
+ * A removed link that lives on (a pin made by hand, another process's fd,
+ * a pin moved out of the pin_dir) still counts into its slot: a new link
+ * given that slot would count its hits. Keep the slot from reuse until
+ * the daemon stops.
  */
 static bool still_held(const struct dying_link *d)
 {
-	int fd = d->unpinned ? bpf_link_get_fd_by_id(d->id) : -1;
+	int fd = bpf_link_get_fd_by_id(d->id);
 
 	if (fd < 0)
 		return false;
 	close(fd);
 	log_msg(LOG_WARNING,
-		"link %u left the pin_dir but is still held "
-		"elsewhere: its counter slot stays taken",
-		d->id);
+		"link %u was removed but is still held elsewhere%s: its "
+		"counter slot stays taken",
+		d->id, d->unpinned ? " (its pin left the pin_dir)" : "");
 	return true;
 }
 

@@ -222,7 +222,9 @@ static int walk_fd(int pid, int fd, const char *comm, struct records *r)
 	if (n < 0)
 		return 0;
 	target[n] = '\0';
-	if (!strcmp(target, "anon_inode:bpf_link")) {
+	/* "bpf-link": an fd got from a pin or by id (bpf_link_new_fd()) */
+	if (!strcmp(target, "anon_inode:bpf_link") ||
+	    !strcmp(target, "anon_inode:bpf-link")) {
 		kind = TASK_FILE_LINK;
 		id = fdinfo_link_id(pid, fd);
 	} else if (!strcmp(target, "anon_inode:[perf_event]")) {

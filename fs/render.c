@@ -24,8 +24,9 @@
 #include "tracefs.h"
 #include "uprobe_target.h"
 
-#define LF_MAYBE (1u << 7) /* known only for some links: ask render */
-#define LF_ADDR (1u << 8)  /* only where known: link info, or non-zero */
+#define LF_MAYBE (1u << 7)	 /* known only for some links: ask render */
+#define LF_ADDR (1u << 8)	 /* only where known: link info, or non-zero */
+#define LF_PER_TARGET (1u << 10) /* a line per target: sized by the count */
 
 static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 		     bool verify)
@@ -290,7 +291,6 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	struct holder_index own = {0};
 	const struct holder_index *idx = v->holders;
 	size_t first = 0, n, i, total = 0;
-	__u32 self = getpid();
 	char head[16];
 	int err;
 
@@ -305,7 +305,7 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	for (i = 0; i < n; i++) {
 		const struct link_holder *h = &idx->v[first + i];
 
-		if (h->pid == self && !v->owned)
+		if (h->pid == idx->self && !v->owned)
 			continue;
 		snprintf(head, sizeof(head), "%u\t", h->pid);
 		total = put_line(buf, len, total, head, h->comm);
@@ -362,7 +362,8 @@ const struct link_file link_files[] = {
 	{"prog_id", K_EVERY, 0, JSON_NUMBER, render_prog_id},
 	{"prog_name", K_EVERY, 0, JSON_STRING, render_prog_name},
 	{"count", K_MULTI, 0, JSON_NUMBER, render_count},
-	{"funcs", K_MULTI, LF_LIVE | LF_READER, JSON_TABLE, render_funcs},
+	{"funcs", K_MULTI, LF_LIVE | LF_READER | LF_PER_TARGET, JSON_TABLE,
+	 render_funcs},
 	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid},
 	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids},
 	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
@@ -437,6 +438,9 @@ int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
 
 	if (!link_file_applies(i, v))
 		return -ENODATA;
+	/* a line per target: room for them at once, not a render to learn it */
+	if (link_files[i].flags & LF_PER_TARGET && v->f.count * 64 > len)
+		len = (size_t)v->f.count * 64;
 	/*
 	 * a list may grow between two renders (counters gain digits on a busy
 	 * link): room for a quarter more than asked, and a few tries

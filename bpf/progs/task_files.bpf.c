@@ -8,7 +8,8 @@
  * their leader's table are skipped.
  *
  * The two kinds of file are told apart by the name of their anonymous
- * inode ("bpf_link", "[perf_event]", as /proc/PID/fd shows them): the
+ * inode ("bpf_link" or "bpf-link", "[perf_event]", as /proc/PID/fd shows
+ * them): the
  * file_operations symbols are not in kallsyms on kernels built without
  * CONFIG_KALLSYMS_ALL, so comparing f_op with __ksym would not load there.
  */
@@ -106,7 +107,11 @@ struct record {
 	char prog_name[16];
 };
 
-/* Which kind the anonymous inode's name says, 0 for any other file. */
+/*
+ * Which kind the anonymous inode's name says, 0 for any other file. A link
+ * made by its attacher is "bpf_link" (bpf_link_prime()), a link fd got
+ * from a pin or by id "bpf-link" (bpf_link_new_fd()): both hold it.
+ */
 static __always_inline int file_kind(struct file *file)
 {
 	static const char link[] = "bpf_link";
@@ -118,7 +123,7 @@ static __always_inline int file_kind(struct file *file)
 				      file->f_path.dentry->d_name.name) < 0)
 		return 0;
 	for (i = 0; i < sizeof(link); i++)
-		if (name[i] != link[i])
+		if (name[i] != link[i] && !(i == 3 && name[i] == '-'))
 			break;
 	if (i == sizeof(link))
 		return KIND_LINK;

@@ -6,6 +6,7 @@
 # unpins; rm -r of the pin_dir detaches what it holds.
 
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib_control.sh"
 
 bl_setup
 TRACEFS=$(bl_tracefs) || skip "tracefs is not mounted and cannot be mounted"
@@ -76,6 +77,51 @@ rm -rf "$PIN"
 for id in "${IDS[@]:1}"; do
 	bl_link_gone "link $id detached by rm -r" "$id"
 done
+
+# A link removed from a mount without pin_dir while a pin made by hand
+# (bpftool link pin) still holds it: it lives on, counting into its slot,
+# so no new link may be given that slot (its hits would count the old
+# probe's). And a process holding it through an fd got from that pin (a
+# "bpf-link" anonymous inode, not "bpf_link") is one of its pids.
+bl_mount
+HAND=/sys/fs/bpf/bpflinkfs-hand-$$
+trap 'rm -rf "$PIN" "$HAND"; bl_cleanup' EXIT
+id=$(ctl_create "u:$TGT:bpflinkfs_target_a"$'\n') || die "uprobe link"
+bpftool link pin id "$id" "$HAND" || die "bpftool link pin"
+python3 -c '
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(sys.argv[1].encode())
+attr = (ctypes.c_uint64 * 2)(ctypes.addressof(path), 0)
+fd = libc.syscall(321, 7, ctypes.byref(attr), 16)  # bpf(BPF_OBJ_GET)
+if fd < 0:
+    sys.exit("BPF_OBJ_GET: %s" % os.strerror(ctypes.get_errno()))
+print("held", flush=True)
+time.sleep(60)' "$HAND" >"$WORK/objget.out" &
+OBJGET=$!
+for i in $(seq 50); do
+	grep -qx held "$WORK/objget.out" && break
+	sleep 0.1
+done
+grep -q "link_id:[[:space:]]*$id\$" /proc/$OBJGET/fdinfo/* ||
+	die "the BPF_OBJ_GET holder has no fd of link $id (fdinfo)"
+assert_match "$id/pids: the process holding it through its pin" \
+	"^$OBJGET"$'\t'"python3\$" "$(cat "$MNT/$id/pids" | grep -v bpflinkfs)"
+ctl_write "-$id"$'\n' >/dev/null || fail "removing $id"
+sleep 6 # the reaper waits up to 5 s for the kernel to let go
+assert_true "link $id lives on its pin" bpftool link show id "$id"
+new=$(ctl_create 'tracepoint:syscalls:sys_enter_getppid'$'\n') ||
+	die "tracepoint link"
+before=$(cat "$MNT/$new/hits")
+"$TGT" 1000
+after=$(cat "$MNT/$new/hits")
+assert_true "$new/hits did not take the removed link's 1000 hits" \
+	test "$((after - before))" -lt 1000
+kill "$OBJGET" 2>/dev/null
+wait "$OBJGET" 2>/dev/null
+rm -f "$HAND"
+bl_link_gone "link $id detached with its pin" "$id"
+bl_stop_daemon
 
 # a pin_dir outside bpffs is refused with a message
 out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$WORK/pins" 2>&1) &&
