@@ -33,6 +33,8 @@ static int program_for(struct owned *o, const struct probe_spec *p,
 
 	if (p->opts & OPT_PROG) {
 		fd = prog_open_pinned(p->prog, p->kind, e);
+		if (fd < 0)
+			e->column = p->prog_col; /* the caret under prog= */
 	} else {
 		fd = counter_prog_fd(owned_counter(o), p->kind, instance);
 		if (fd < 0)

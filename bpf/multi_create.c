@@ -223,8 +223,12 @@ static int multi_prog(struct owned *o, const struct probe_spec *p,
 	int fd;
 
 	*close_it = p->opts & OPT_PROG;
-	if (*close_it)
-		return prog_open_pinned(p->prog, p->kind, e);
+	if (*close_it) {
+		fd = prog_open_pinned(p->prog, p->kind, e);
+		if (fd < 0)
+			e->column = p->prog_col; /* the caret under prog= */
+		return fd;
+	}
 	fd = counter_multi_prog_fd(owned_counter(o), is_uprobe(p));
 	if (fd < 0)
 		snprintf(e->msg, sizeof(e->msg),

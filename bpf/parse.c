@@ -446,6 +446,8 @@ static int parse_option(struct lexer *lx, struct probe_spec *p)
 				"a period and 'freq=' exclude each other");
 	lx->pos++;
 	p->opts |= options[i].bit;
+	if (options[i].bit == OPT_PROG)
+		p->prog_col = kb;
 	return option_value(lx, p, options[i].bit, kb, options[i].key);
 }
 

@@ -77,6 +77,7 @@ struct probe_spec {
 	uint64_t period;     /* events: the given or the default period */
 	uint64_t freq;	     /* events: when OPT_FREQ */
 	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
+	size_t prog_col;     /* OPT_PROG: where prog= starts, for the caret */
 	/* SYMBOL or FUNC holds `*`, `?` or `[...]`: one multi link */
 	bool wildcard;
 };

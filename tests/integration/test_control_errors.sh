@@ -77,10 +77,6 @@ case_ ENOENT "t:sched:no_such_tracepoint" no_such
 case_ ENOENT "t:no_such_category:sched_switch" no_such
 case_ ENOENT "s:no-such-event" no-such
 case_ ENOENT "-999999999"
-# no such process (perf_event_open(2)): the caret under pid=
-NOPID=$(($(cat /proc/sys/kernel/pid_max) + 1))
-case_ ESRCH "s:cpu-clock pid=$NOPID" pid=
-case_ ESRCH "u:$TGT:bpflinkfs_target_a pid=$NOPID" pid=
 if [ ! -d /sys/bus/event_source/devices/kprobe ]; then
 	case_ EOPNOTSUPP "k:do_sys_openat2"
 	case_ EOPNOTSUPP "kprobe:do_sys_openat2+4"
@@ -99,6 +95,17 @@ fi
 msg=$(errlog_entries | grep -F "u:$WORK/tgt/dup:dup_fn" | tail -n1 | cut -f6)
 [[ "$msg" == *0x* ]] && ok ||
 	fail "ambiguous dup_fn: the message lists no candidates: '$msg'"
+# no such process (perf_event_open(2)): the caret under pid=
+NOPID=$(($(cat /proc/sys/kernel/pid_max) + 1))
+case_ ESRCH "s:cpu-clock pid=$NOPID" pid=
+case_ ESRCH "u:$TGT:bpflinkfs_target_a pid=$NOPID" pid=
+# a prog= that is not there: the caret under prog=
+if grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
+	case_ ENOENT "u:$TGT:bpflinkfs_target_a prog=/sys/fs/bpf/no-such-$$" \
+		prog=
+	case_ ENOENT "u:$TGT:bpflinkfs_target_* prog=/sys/fs/bpf/no-such-$$" \
+		prog=
+fi
 # nothing of the above made a link
 assert_eq "owned links after the failures" "" "$(owned_listing)"
 
