@@ -109,6 +109,14 @@ int lex_name(struct lexer *lx, bool (*ok)(unsigned char), const char *stops,
 		lx->pos++;
 	e = lx->pos;
 	c = e < lx->end ? lx->s[e] : ' ';
+	/* a pattern where none is taken (bpftrace users try them) */
+	if (c && strchr("*?[", c))
+		return lex_fail(
+			lx, -EINVAL, e,
+			"no wildcards in a %s " TOK_FMT ": name it whole "
+			"(they work in uprobe, kprobe, fentry/fexit and "
+			"usdt names)",
+			what, TOK_ARGS(lx, b, lex_tok_end(lx, b)));
 	if (!is_blank(c) && (!c || !strchr(stops, c)))
 		return lex_fail(lx, -EINVAL, e, "bad %s " TOK_FMT, what,
 				TOK_ARGS(lx, b, lex_tok_end(lx, b)));

@@ -321,6 +321,8 @@ static const struct row rows[] = {
 	BAD("f:vfs_[a", 6, "unclosed '['"),
 	BAD("f:vfs]", 5, "'vfs]'"),
 	BAD("rt:sched_*", 9, "'sched_*'"),
+	BAD("t:syscalls:sys_enter_get*", 24, "no wildcards in a tracepoint name"),
+	BAD("s:cpu-*", 6, "no wildcards"),
 	BAD("fentry:", 7, "expected a function name"),
 	BAD("fentry:vfs_read+4", 15, "'vfs_read+4'"),
 	BAD("fexit:a:b:c", 9, "'b:c'"),
