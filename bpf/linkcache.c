@@ -168,7 +168,10 @@ static int fetch(__u32 id, struct link_fields *f)
 	if (!err && f->link_type == LINK_TYPE_PERF_EVENT &&
 	    !link_features()->perf_link_info)
 		link_info_from_task_fd(f->id, f->prog_id, f);
-	if (!err)
+	/* what a non-probe link's info part reports can change (a netns that
+	 * dies, a detached xdp or cgroup link, a struct_ops map update): such
+	 * links are read anew each time */
+	if (!err && f->view != VIEW_OTHER)
 		insert(f);
 	return err;
 }
