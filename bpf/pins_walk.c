@@ -5,6 +5,7 @@
 
 #include <bpf/bpf.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,11 +19,94 @@
 
 #define WALK_DEPTH_MAX 64 /* directories below a mount point */
 
+/*
+ * What a pinned file is, by its inode: a pin's inode holds its object for
+ * as long as it exists, so the same inode is the same link (or the same
+ * map or program: id 0). The ctime, set when the pin was made, tells a
+ * reused inode number apart. Learning it costs an open, a type check and
+ * an info call per pin; a walk then needs one stat per pin.
+ */
+struct pin_seen {
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+	__u32 id; /* the link's id; 0: not a link */
+};
+
+/*
+ * The pins the last walk saw: a pure memo private to this file, of facts
+ * that never change for an inode (the walk itself is done anew each time)
+ */
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pin_seen *seen_last;
+static size_t seen_last_n;
+
 struct walk {
 	struct pin_index *idx;
 	size_t cap;
+	struct pin_seen *seen; /* what this walk saw, for the next */
+	size_t nseen, capseen;
 	int err; /* -ENOMEM stops the walk */
 };
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct pin_seen *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The last walk's answer for @st's inode, if it is the same pin. */
+static bool seen_find(const struct stat *st, __u32 *id)
+{
+	struct pin_seen key = {.dev = st->st_dev, .ino = st->st_ino};
+	const struct pin_seen *s;
+	bool found = false;
+
+	pthread_mutex_lock(&seen_lock);
+	s = seen_last_n ? bsearch(&key, seen_last, seen_last_n, sizeof(key),
+				  cmp_seen)
+			: NULL;
+	if (s && s->ctime.tv_sec == st->st_ctim.tv_sec &&
+	    s->ctime.tv_nsec == st->st_ctim.tv_nsec) {
+		*id = s->id;
+		found = true;
+	}
+	pthread_mutex_unlock(&seen_lock);
+	return found;
+}
+
+static void seen_add(struct walk *w, const struct stat *st, __u32 id)
+{
+	struct pin_seen *p;
+
+	if (w->nseen == w->capseen) {
+		size_t cap = w->capseen ? 2 * w->capseen : 64;
+
+		p = realloc(w->seen, cap * sizeof(*p));
+		if (!p)
+			return; /* only the next walk is slower */
+		w->seen = p;
+		w->capseen = cap;
+	}
+	w->seen[w->nseen++] =
+		(struct pin_seen){st->st_dev, st->st_ino, st->st_ctim, id};
+}
+
+/* What this walk saw becomes what the next one looks up. */
+static void seen_keep(struct walk *w)
+{
+	if (w->nseen)
+		qsort(w->seen, w->nseen, sizeof(*w->seen), cmp_seen);
+	pthread_mutex_lock(&seen_lock);
+	free(seen_last);
+	seen_last = w->seen;
+	seen_last_n = w->nseen;
+	pthread_mutex_unlock(&seen_lock);
+	w->seen = NULL;
+}
 
 static void pin_add(struct walk *w, __u32 id, const char *path)
 {
@@ -49,17 +133,27 @@ static void pin_add(struct walk *w, __u32 id, const char *path)
 	w->idx->n++;
 }
 
-/* A pinned file: a link? Then its id. */
-static void file_check(struct walk *w, const char *path)
+/* A pinned file (@name in directory @dfd): a link? Then its id. */
+static void file_check(struct walk *w, int dfd, const char *name,
+		       const char *path)
 {
-	int fd = bpf_obj_get(path);
-	__u32 id;
+	struct stat st;
+	__u32 id = 0;
+	int fd;
 
-	if (fd < 0)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return;
-	if (bpf_fd_is("bpf-link", fd) && link_id_read_fd(fd, &id) == 0)
+	if (!seen_find(&st, &id)) {
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return;
+		if (!bpf_fd_is("bpf-link", fd) || link_id_read_fd(fd, &id))
+			id = 0;
+		close(fd);
+	}
+	seen_add(w, &st, id);
+	if (id)
 		pin_add(w, id, path);
-	close(fd);
 }
 
 static void dir_walk(struct walk *w, char *path, size_t len, int depth)
@@ -83,7 +177,7 @@ static void dir_walk(struct walk *w, char *path, size_t len, int depth)
 		if (e->d_type == DT_DIR && depth < WALK_DEPTH_MAX)
 			dir_walk(w, path, len + 1 + n, depth + 1);
 		else if (e->d_type == DT_REG)
-			file_check(w, path);
+			file_check(w, dirfd(dir), e->d_name, path);
 		path[len] = '\0';
 	}
 	closedir(dir);
@@ -147,9 +241,11 @@ int pin_index_build(struct pin_index *idx)
 	free(path);
 	fclose(f);
 	if (w.err) {
+		free(w.seen);
 		pin_index_free(idx);
 		return w.err;
 	}
+	seen_keep(&w);
 	if (idx->n) /* qsort() wants a non-NULL base */
 		qsort(idx->v, idx->n, sizeof(*idx->v), cmp_pin);
 	return 0;
