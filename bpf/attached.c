@@ -45,7 +45,7 @@ int attached_open(struct attached_set **out, struct owned *reg)
 {
 	struct attached_set *s = calloc(1, sizeof(*s));
 	int err = s ? task_files_open(&s->tf) : -ENOMEM, i, n;
-	__u32 own[2];
+	__u32 own[TASK_FILES_OWN_MAX];
 
 	if (err) {
 		free(s);

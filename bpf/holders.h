@@ -11,13 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define HOLDER_COMM_LEN 16 /* TASK_COMM_LEN */
-
-struct link_holder {
-	__u32 link_id;
-	__u32 pid; /* thread group id, in the daemon's pid namespace */
-	char comm[HOLDER_COMM_LEN];
-};
+#include "task_files.h" /* struct link_holder */
 
 /* Every (link, process) pair once, sorted by link id, then pid */
 struct holder_index {

@@ -26,28 +26,36 @@ struct task_files {
 	struct task_files_bpf *skel; /* NULL: walk /proc */
 	struct bpf_link *iter_link;  /* over task files */
 	struct bpf_link *keys_link;  /* over links; NULL where none */
-	__u32 own_ids[2];	     /* their link ids, left out of records */
+	struct bpf_link *links_link; /* over task files, links only; or NULL */
+	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
 	size_t last_n;		     /* records of the last pass: room to start
 					with (read and written atomically) */
+	size_t last_links;	     /* the same for task_files_read_links() */
 };
 
-/* A growing array of records */
+/* A growing array of records of @size bytes (0: struct task_file) */
 struct records {
-	struct task_file *v;
-	size_t n, cap;
+	void *v;
+	size_t n, cap; /* in records */
+	size_t size;
 };
+
+static size_t record_size(const struct records *r)
+{
+	return r->size ? r->size : sizeof(struct task_file);
+}
 
 /* Room for @room more records. Return: 0, or -ENOMEM. */
 static int records_reserve(struct records *r, size_t room)
 {
-	struct task_file *p;
 	size_t cap = r->cap ? r->cap : 256;
+	void *p;
 
 	while (cap - r->n < room)
 		cap *= 2;
 	if (cap == r->cap)
 		return 0;
-	p = realloc(r->v, cap * sizeof(*p));
+	p = realloc(r->v, cap * record_size(r));
 	if (!p)
 		return -ENOMEM;
 	r->v = p;
@@ -55,13 +63,14 @@ static int records_reserve(struct records *r, size_t room)
 	return 0;
 }
 
+/* Another struct task_file record, zeroed; NULL when out of memory */
 static struct task_file *records_add(struct records *r)
 {
 	struct task_file *p;
 
 	if (records_reserve(r, 1))
 		return NULL;
-	p = &r->v[r->n++];
+	p = (struct task_file *)r->v + r->n++;
 	memset(p, 0, sizeof(*p));
 	return p;
 }
@@ -111,6 +120,8 @@ static void open_iterator(struct task_files *tf)
 	if (bpf_program__autoload(tf->skel->progs.perf_link_keys))
 		tf->own_ids[1] = attach_iter(tf->skel->progs.perf_link_keys,
 					     &tf->keys_link);
+	tf->own_ids[2] =
+		attach_iter(tf->skel->progs.link_holders, &tf->links_link);
 }
 
 int task_files_open(struct task_files **out)
@@ -138,6 +149,7 @@ void task_files_close(struct task_files *tf)
 {
 	if (!tf)
 		return;
+	bpf_link__destroy(tf->links_link);
 	bpf_link__destroy(tf->keys_link);
 	bpf_link__destroy(tf->iter_link);
 	task_files_bpf__destroy(tf->skel);
@@ -150,11 +162,12 @@ const char *task_files_source(const struct task_files *tf)
 }
 
 /*
- * Read iterator @link whole into @r, records of @size bytes. Whole records
- * only: the kernel never splits one across reads.
+ * Read iterator @link whole into @r, records of record_size(@r) bytes.
+ * Whole records only: the kernel never splits one across reads.
  */
-static int read_iterator(struct bpf_link *link, struct records *r, size_t size)
+static int read_iterator(struct bpf_link *link, struct records *r)
 {
+	size_t size = record_size(r);
 	ssize_t got;
 	int fd;
 
@@ -167,7 +180,7 @@ static int read_iterator(struct bpf_link *link, struct records *r, size_t size)
 			return -ENOMEM;
 		}
 		got = read(fd, (char *)r->v + r->n * size,
-			   r->cap * sizeof(*r->v) - r->n * size);
+			   (r->cap - r->n) * size);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -310,7 +323,18 @@ static int by_pid_fd(const void *a, const void *b)
  * Sort, and keep one record per (pid, fd): a thread with a fd table of its
  * own (unshare(CLONE_FILES)) is visited by the iterator besides its leader.
  */
-static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
+static bool is_own(const __u32 own[TASK_FILES_OWN_MAX], __u32 id)
+{
+	int i;
+
+	for (i = 0; i < TASK_FILES_OWN_MAX; i++)
+		if (own[i] && own[i] == id)
+			return true;
+	return false;
+}
+
+static size_t sort_unique(struct task_file *v, size_t n,
+			  const __u32 own[TASK_FILES_OWN_MAX])
 {
 	size_t i, kept = 0;
 
@@ -324,8 +348,7 @@ static size_t sort_unique(struct task_file *v, size_t n, const __u32 own[2])
 	if (i < n) /* qsort() wants a non-NULL base */
 		qsort(v, n, sizeof(*v), by_pid_fd);
 	for (i = 0; i < n; i++) {
-		if (v[i].kind == TASK_FILE_LINK &&
-		    (v[i].id == own[0] || v[i].id == own[1]))
+		if (v[i].kind == TASK_FILE_LINK && is_own(own, v[i].id))
 			continue;
 		if (kept && !by_pid_fd(&v[kept - 1], &v[i]))
 			continue;
@@ -346,7 +369,7 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 	if (records_reserve(&r, __atomic_load_n(&tf->last_n, __ATOMIC_RELAXED) +
 					256))
 		return -ENOMEM;
-	err = tf->skel ? read_iterator(tf->iter_link, &r, sizeof(*r.v))
+	err = tf->skel ? read_iterator(tf->iter_link, &r)
 		       : proc_pids_each(walk_pid, &r);
 	if (err) {
 		free(r.v);
@@ -362,6 +385,130 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 	return (int)r.n;
 }
 
+/* task_files_read()'s link records, where links_link did not load */
+static int links_from_records(struct task_files *tf, struct records *h)
+{
+	struct task_file *v = NULL;
+	struct link_holder *p;
+	int n = task_files_read(tf, &v), i;
+
+	if (n < 0)
+		return n;
+	if (records_reserve(h, (size_t)n + 1)) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != TASK_FILE_LINK)
+			continue;
+		p = (struct link_holder *)h->v + h->n++;
+		p->link_id = v[i].id;
+		p->pid = v[i].pid;
+		memcpy(p->comm, v[i].comm, sizeof(p->comm) - 1);
+		p->comm[sizeof(p->comm) - 1] = '\0';
+	}
+	free(v);
+	return 0;
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+/*
+ * Stable sort of @v by link id, 11 bits a pass (a qsort of the tens of
+ * thousands of records of a links.json was ~8% of it): the records of one
+ * link keep the iterator's (pid, fd) order. @tmp has room for @n.
+ */
+static void sort_by_link_id(struct link_holder *v, struct link_holder *tmp,
+			    size_t n)
+{
+	struct link_holder *src = v, *dst = tmp, *t;
+	size_t count[RADIX_SIZE], i, sum, c;
+	unsigned int shift;
+
+	for (shift = 0; n && shift < 32; shift += RADIX_BITS) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].link_id >> shift) & (RADIX_SIZE - 1)]++;
+		if (count[(src[0].link_id >> shift) & (RADIX_SIZE - 1)] == n)
+			continue; /* one digit for all: nothing moves */
+		for (i = 0, sum = 0; i < RADIX_SIZE; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].link_id >> shift) &
+				  (RADIX_SIZE - 1)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+static int by_link_pid(const void *a, const void *b)
+{
+	const struct link_holder *x = a, *y = b;
+
+	if (x->link_id != y->link_id)
+		return x->link_id < y->link_id ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/*
+ * Sorted by (link, pid), each pair once, own links left out. A thread with
+ * an fd table of its own comes after other processes' records (the
+ * iterator walks by thread id): only then is a qsort needed.
+ */
+static size_t holders_sort_unique(struct link_holder *v,
+				  struct link_holder *tmp, size_t n,
+				  const __u32 own[TASK_FILES_OWN_MAX])
+{
+	size_t i, kept = 0;
+
+	sort_by_link_id(v, tmp, n);
+	for (i = 1; i < n && by_link_pid(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i < n)
+		qsort(v, n, sizeof(*v), by_link_pid);
+	for (i = 0; i < n; i++) {
+		if (is_own(own, v[i].link_id))
+			continue;
+		if (kept && !by_link_pid(&v[kept - 1], &v[i]))
+			continue;
+		v[kept++] = v[i];
+	}
+	return kept;
+}
+
+int task_files_read_links(struct task_files *tf, struct link_holder **out)
+{
+	struct records r = {.size = sizeof(struct link_holder)};
+	size_t last = __atomic_load_n(&tf->last_links, __ATOMIC_RELAXED);
+	int err;
+
+	/* room for the last pass's records twice: the sort's second half */
+	err = records_reserve(&r, 2 * last + 256);
+	if (!err)
+		err = tf->links_link ? read_iterator(tf->links_link, &r)
+				     : links_from_records(tf, &r);
+	if (!err && r.n > INT_MAX)
+		err = -EOVERFLOW;
+	if (!err)
+		err = records_reserve(&r, r.n);
+	if (err) {
+		free(r.v);
+		return err;
+	}
+	__atomic_store_n(&tf->last_links, r.n, __ATOMIC_RELAXED);
+	r.n = holders_sort_unique(r.v, (struct link_holder *)r.v + r.n, r.n,
+				  tf->own_ids);
+	*out = r.v;
+	return (int)r.n;
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
@@ -371,7 +518,7 @@ static int cmp_key(const void *a, const void *b)
 
 int task_files_perf_link_keys(struct task_files *tf, __u64 **keys)
 {
-	struct records r = {0};
+	struct records r = {.size = 2 * sizeof(__u64)};
 	__u64 *pairs;
 	size_t i;
 	int err;
@@ -379,7 +526,7 @@ int task_files_perf_link_keys(struct task_files *tf, __u64 **keys)
 	if (!tf->keys_link)
 		return -EOPNOTSUPP;
 	/* (link id, key) pairs, read into the records' storage */
-	err = read_iterator(tf->keys_link, &r, 2 * sizeof(__u64));
+	err = read_iterator(tf->keys_link, &r);
 	if (err || r.n > INT_MAX) {
 		free(r.v);
 		return err ? err : -EOVERFLOW;
@@ -393,13 +540,13 @@ int task_files_perf_link_keys(struct task_files *tf, __u64 **keys)
 	return (int)r.n;
 }
 
-int task_files_own_link_ids(const struct task_files *tf, __u32 ids[2])
+int task_files_own_link_ids(const struct task_files *tf,
+			    __u32 ids[TASK_FILES_OWN_MAX])
 {
-	int n = 0;
+	int i, n = 0;
 
-	if (tf->own_ids[0])
-		ids[n++] = tf->own_ids[0];
-	if (tf->own_ids[1])
-		ids[n++] = tf->own_ids[1];
+	for (i = 0; i < TASK_FILES_OWN_MAX; i++)
+		if (tf->own_ids[i])
+			ids[n++] = tf->own_ids[i];
 	return n;
 }

@@ -38,6 +38,19 @@ struct task_file {
 	char prog_name[16];
 };
 
+/*
+ * One process holding a link: the short record of the links-only
+ * iterator program (its layout is also what that program writes).
+ */
+struct link_holder {
+	__u32 link_id;
+	__u32 pid;     /* thread-group id, in the daemon's pid namespace */
+	char comm[16]; /* the thread-group leader's comm, NUL-ended */
+};
+
+/* The handle's own iterator links: task_file, bpf_link, links only */
+#define TASK_FILES_OWN_MAX 3
+
 /* The loaded iterator (or the /proc walk): opaque, one per caller. */
 struct task_files;
 
@@ -89,6 +102,21 @@ const char *task_files_source(const struct task_files *tf);
 int task_files_read(struct task_files *tf, struct task_file **out);
 
 /**
+ * task_files_read_links() - who holds each link: every (link, process) pair
+ * @tf: the handle
+ * @out: malloc'd array, sorted by link id then pid, each pair once (a
+ *       process with several fds of one link, or threads with fd tables
+ *       of their own, count once); the handle's own links left out; the
+ *       caller frees it
+ *
+ * The iterator's links-only program where it loaded, else the records of
+ * task_files_read(). Same rules and capabilities as task_files_read().
+ * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of read(2) on the
+ * iterator or of opendir(/proc).
+ */
+int task_files_read_links(struct task_files *tf, struct link_holder **out);
+
+/**
  * task_files_perf_link_keys() - the perf event of every perf link
  * @tf: the handle
  * @keys: out, malloc'd, ascending: the keys (as struct task_file.key) of
@@ -103,12 +131,13 @@ int task_files_perf_link_keys(struct task_files *tf, __u64 **keys);
 /**
  * task_files_own_link_ids() - the handle's own iterator links
  * @tf: the handle
- * @ids: out, room for 2
+ * @ids: out, room for TASK_FILES_OWN_MAX
  *
  * The daemon holds them; a listing of every link should leave them out,
  * as task_files_read() does.
- * Return: how many (0 to 2).
+ * Return: how many (0 to TASK_FILES_OWN_MAX).
  */
-int task_files_own_link_ids(const struct task_files *tf, __u32 ids[2]);
+int task_files_own_link_ids(const struct task_files *tf,
+			    __u32 ids[TASK_FILES_OWN_MAX]);
 
 #endif

@@ -384,14 +384,18 @@ int main(int argc, char **argv)
 	int ret;
 
 	/*
-	 * One heap for all worker threads, so RSS does not grow per thread;
-	 * table buffers (links.json is ~180 B a link) from mmap, so freeing
-	 * one gives its pages back instead of leaving a hole between cached
-	 * links (a fixed threshold also stops glibc from raising it).
+	 * One heap for all worker threads, so RSS does not grow per thread.
+	 * Table buffers (links.json is ~200 B a link, the holder records 24 B
+	 * a link fd) come from that heap and stay with it when freed, to be
+	 * reused by the next read: from mmap, each read faulted in fresh
+	 * pages, ~800 faults and half of the time of a links.json of 10,000
+	 * links on a paravirtualised VM (bench/README.md). The cost is the
+	 * largest table's pages kept (a fixed threshold also stops glibc from
+	 * moving it).
 	 */
 	mallopt(M_ARENA_MAX, 1);
-	mallopt(M_MMAP_THRESHOLD, 64 << 10);
-	mallopt(M_TRIM_THRESHOLD, 64 << 10);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	handoff_init(&daemon_state.handoff);
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */

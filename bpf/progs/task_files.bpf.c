@@ -178,6 +178,39 @@ int task_files(struct bpf_iter__task_file *ctx)
 	return 0;
 }
 
+/* Must match struct link_holder of task_files.h */
+struct holder_record {
+	__u32 link_id;
+	__u32 pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/*
+ * Link fds only, in the short record the holder index keeps: a third of
+ * task_files' bytes to copy out, and nothing to convert (the pids of
+ * every link of a links.json read every task's files each time).
+ */
+SEC("iter/task_file")
+int link_holders(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *file = ctx->file;
+	struct holder_record r = {};
+	struct bpf_link *link;
+
+	if (!file || !task || file_kind(file) != KIND_LINK)
+		return 0;
+	link = file->private_data;
+	r.link_id = BPF_CORE_READ(link, id);
+	if (!r.link_id)
+		return 0; /* a link not yet settled */
+	r.pid = task->tgid;
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm),
+				  task->group_leader->comm);
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
 /*
  * Every perf link's perf event, also of links that only a pin holds (no
  * process has an fd of them): (link id, key) pairs, the key as above.

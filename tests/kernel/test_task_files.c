@@ -280,7 +280,7 @@ static void check_link_keys(struct task_files *tf, const struct task_file *v,
 			    int n, pid_t ml)
 {
 	__u64 *keys = NULL;
-	__u32 own[2];
+	__u32 own[TASK_FILES_OWN_MAX];
 	int nk = task_files_perf_link_keys(tf, &keys), i, j, seen = 0;
 
 	if (nk == -EOPNOTSUPP) {
@@ -304,8 +304,51 @@ static void check_link_keys(struct task_files *tf, const struct task_file *v,
 	EXPECT(seen == 2, "mklinks' links seen: %d", seen);
 	group_end("perf link keys: every link's perf event (%d)", nk);
 	free(keys);
-	CHECK(task_files_own_link_ids(tf, own) == 2,
-	      "two own iter links (task_file, bpf_link)");
+	CHECK(task_files_own_link_ids(tf, own) == TASK_FILES_OWN_MAX,
+	      "three own iter links (task_file, bpf_link, links only)");
+}
+
+/*
+ * task_files_read_links(): sorted by (link, pid), each pair once; mklinks
+ * holds each of its links with the comm /proc gives; every pair of a live
+ * process is a link fd of it per fdinfo; the caller's own links left out.
+ */
+static void check_read_links(struct task_files *tf, pid_t ml,
+			     const struct known *lk, int nl, const char *src)
+{
+	struct link_holder *v = NULL;
+	int n = task_files_read_links(tf, &v), i, j, found;
+	char comm[16];
+
+	if (!CHECK(n >= 0, "%s: read_links: %s", src,
+		   n < 0 ? strerror(-n) : "ok"))
+		return;
+	for (i = 1; i < n; i++)
+		EXPECT(v[i - 1].link_id < v[i].link_id ||
+			       (v[i - 1].link_id == v[i].link_id &&
+				v[i - 1].pid < v[i].pid),
+		       "%s: links: not sorted or not unique at %d", src, i);
+	read_comm(ml, comm);
+	for (j = 0; j < nl; j++) {
+		for (i = 0, found = 0; i < n; i++)
+			if (v[i].link_id == lk[j].id && v[i].pid == (__u32)ml)
+				found = EXPECT(!strcmp(v[i].comm, comm),
+					       "%s: link %u: comm '%s', want '%s'",
+					       src, lk[j].id, v[i].comm, comm);
+		EXPECT(found, "%s: link %u of mklinks %d missing", src,
+		       lk[j].id, (int)ml);
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT(v[i].pid != (__u32)getpid(), "%s: own link %u listed",
+		       src, v[i].link_id);
+		if (v[i].pid == (__u32)ml)
+			EXPECT(fd_of_link(ml, v[i].link_id) >= 0,
+			       "%s: link %u: no fd of mklinks says so", src,
+			       v[i].link_id);
+	}
+	group_end("%s: holders of each link as fdinfo and comm say (%d)", src,
+		  n);
+	free(v);
 }
 
 static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
@@ -332,6 +375,7 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 	group_end("%s: its own iter links left out", src);
 	if (iter)
 		check_link_keys(tf, v, n, ml);
+	check_read_links(tf, ml, lk, nl, src);
 	free(v);
 }
 
