@@ -28,9 +28,9 @@ struct task_files {
 	struct bpf_link *keys_link;  /* over links; NULL where none */
 	struct bpf_link *links_link; /* over task files, links only; or NULL */
 	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
-	size_t last_n;		     /* records of the last pass: room to start
-					with (read and written atomically) */
-	size_t last_links;	     /* the same for task_files_read_links() */
+	size_t last_n;	   /* records of the last pass: room to start
+			      with (read and written atomically) */
+	size_t last_links; /* the same for task_files_read_links() */
 };
 
 /* A growing array of records of @size bytes (0: struct task_file) */

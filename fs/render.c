@@ -394,10 +394,13 @@ static bool cookie_reported(const struct link_view *v)
 	return v->f.known & LINK_KNOWN_COOKIE;
 }
 
-bool link_file_applies(size_t i, const struct link_view *v)
+/*
+ * Whether file @i applies to @v as far as the link's type, the kernel's
+ * fields and ownership tell; an LF_MAYBE file's render tells the rest.
+ */
+static bool applies_by_kind(size_t i, const struct link_view *v)
 {
 	const struct link_file *lf = &link_files[i];
-	char buf[PATH_MAX + 64];
 
 	if (i >= link_file_count || !(lf->kinds & VIEW_BIT(v->f.view)))
 		return false;
@@ -413,18 +416,42 @@ bool link_file_applies(size_t i, const struct link_view *v)
 	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
 	    !v->f.addr)
 		return false;
-	if (lf->flags & LF_MAYBE)
-		return lf->render(v, buf, sizeof(buf)) >= 0;
 	return true;
+}
+
+bool link_file_applies(size_t i, const struct link_view *v)
+{
+	char buf[PATH_MAX + 64];
+
+	if (!applies_by_kind(i, v))
+		return false;
+	if (link_files[i].flags & LF_MAYBE)
+		return link_files[i].render(v, buf, sizeof(buf)) >= 0;
+	return true;
+}
+
+/*
+ * File @i's render, -ENODATA where it does not apply: an LF_MAYBE file is
+ * rendered once, its failure meaning "not known here" (rendering it first
+ * to ask link_file_applies() doubled the work of every table row).
+ */
+static int render_applying(size_t i, const struct link_view *v, char *buf,
+			   size_t len)
+{
+	int n;
+
+	if (!applies_by_kind(i, v))
+		return -ENODATA;
+	n = link_files[i].render(v, buf, len);
+	if (n < 0 && link_files[i].flags & LF_MAYBE)
+		return -ENODATA;
+	return n;
 }
 
 int link_file_render(size_t i, const struct link_view *v, char *buf, size_t len)
 {
-	int n;
+	int n = render_applying(i, v, buf, len);
 
-	if (!link_file_applies(i, v))
-		return -ENODATA;
-	n = link_files[i].render(v, buf, len);
 	if (n >= (int)len)
 		return -ENAMETOOLONG;
 	return n;
@@ -436,7 +463,7 @@ int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
 	char *buf = NULL, *p;
 	int n = -ENOMEM, tries;
 
-	if (!link_file_applies(i, v))
+	if (!applies_by_kind(i, v))
 		return -ENODATA;
 	/* a line per target: room for them at once, not a render to learn it */
 	if (link_files[i].flags & LF_PER_TARGET && v->f.count * 64 > len)
@@ -452,7 +479,7 @@ int link_file_render_alloc(size_t i, const struct link_view *v, char **out)
 			break;
 		}
 		buf = p;
-		n = link_files[i].render(v, buf, len);
+		n = render_applying(i, v, buf, len);
 		if (n < 0 || (size_t)n < len)
 			break;
 		len = (size_t)n + (size_t)n / 4 + 64;
