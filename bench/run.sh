@@ -15,7 +15,8 @@
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
 #   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
-#            to release that set, in the background)
+#            to release that set, in the background), and every.sh at
+#            1,000 and 10,000 links with --quick too
 #   --quick  creation/removal with N = 200 instead of 1,000 (~2 minutes
 #            instead of ~11), cost per hit with 1,000,000 calls a run and
 #            3 rounds instead of 10,000,000 and 5, every.sh at 1,000
@@ -41,6 +42,8 @@ for a in "$@"; do
 	*) echo "usage: run.sh [--big] [--quick] [--vm]" >&2; exit 2 ;;
 	esac
 done
+# after --quick, which would leave every.sh at 1,000 links
+[ "${listing_args[*]-}" = --big ] && every_args+=(--sizes "1000 10000")
 
 out=$here/results/bench-$(date +%Y%m%d-%H%M)-$(uname -r).txt
 mkdir -p "$here/results"

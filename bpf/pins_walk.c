@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linkinfo.h"
@@ -30,8 +31,20 @@ struct pin_seen {
 	dev_t dev;
 	ino_t ino;
 	struct timespec ctime;
-	__u32 id; /* the link's id; 0: not a link */
+	time_t confirmed; /* CLOCK_MONOTONIC seconds of its last stat */
+	__u32 id;	  /* the link's id; 0: not a link */
 };
+
+/*
+ * Within this many seconds of a stat that confirmed an entry, the inode
+ * number that readdir gives is enough: bpffs numbers inodes with
+ * get_next_ino(), a 32-bit counter shared by pipes, sockets and other
+ * pseudo files, so a number comes back only after 2^32 allocations
+ * (minutes at the least); the same number within the window is the same
+ * inode, so the same pin. The stat per pin was a sixth of a links.json
+ * of 1,000 links with 100 pins.
+ */
+#define SEEN_TRUST_SECS 10
 
 /*
  * The pins the last walk saw: a pure memo private to this file, of facts
@@ -58,8 +71,20 @@ static int cmp_seen(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-/* The last walk's answer for @st's inode, if it is the same pin. */
-static bool seen_find(const struct stat *st, __u32 *id)
+static time_t now_secs(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec;
+}
+
+/*
+ * The last walk's entry for @st's inode if it is the same pin: by ctime,
+ * or, with @st holding only st_dev and st_ino (readdir's d_ino), by a stat
+ * less than SEEN_TRUST_SECS ago. Return: whether found; *@out its entry.
+ */
+static bool seen_find(const struct stat *st, bool by_ino, struct pin_seen *out)
 {
 	struct pin_seen key = {.dev = st->st_dev, .ino = st->st_ino};
 	const struct pin_seen *s;
@@ -69,16 +94,18 @@ static bool seen_find(const struct stat *st, __u32 *id)
 	s = seen_last_n ? bsearch(&key, seen_last, seen_last_n, sizeof(key),
 				  cmp_seen)
 			: NULL;
-	if (s && s->ctime.tv_sec == st->st_ctim.tv_sec &&
-	    s->ctime.tv_nsec == st->st_ctim.tv_nsec) {
-		*id = s->id;
-		found = true;
-	}
+	if (s && by_ino)
+		found = now_secs() - s->confirmed < SEEN_TRUST_SECS;
+	else if (s)
+		found = s->ctime.tv_sec == st->st_ctim.tv_sec &&
+			s->ctime.tv_nsec == st->st_ctim.tv_nsec;
+	if (found)
+		*out = *s;
 	pthread_mutex_unlock(&seen_lock);
 	return found;
 }
 
-static void seen_add(struct walk *w, const struct stat *st, __u32 id)
+static void seen_add(struct walk *w, const struct pin_seen *seen)
 {
 	struct pin_seen *p;
 
@@ -91,8 +118,7 @@ static void seen_add(struct walk *w, const struct stat *st, __u32 id)
 		w->seen = p;
 		w->capseen = cap;
 	}
-	w->seen[w->nseen++] =
-		(struct pin_seen){st->st_dev, st->st_ino, st->st_ctim, id};
+	w->seen[w->nseen++] = *seen;
 }
 
 /* What this walk saw becomes what the next one looks up. */
@@ -133,36 +159,50 @@ static void pin_add(struct walk *w, __u32 id, const char *path)
 	w->idx->n++;
 }
 
-/* A pinned file (@name in directory @dfd): a link? Then its id. */
+/*
+ * A pinned file (@name in directory @dfd, on device @dev, inode @ino as
+ * readdir says): a link? Then its id.
+ */
 static void file_check(struct walk *w, int dfd, const char *name,
-		       const char *path)
+		       const char *path, dev_t dev, ino_t ino)
 {
-	struct stat st;
-	__u32 id = 0;
+	struct stat st = {.st_dev = dev, .st_ino = ino};
+	struct pin_seen seen;
 	int fd;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return;
-	if (!seen_find(&st, &id)) {
-		fd = bpf_obj_get(path);
-		if (fd < 0)
+	if (!seen_find(&st, true, &seen)) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			return;
-		if (!bpf_fd_is("bpf-link", fd) || link_id_read_fd(fd, &id))
-			id = 0;
-		close(fd);
+		if (!seen_find(&st, false, &seen)) {
+			seen = (struct pin_seen){st.st_dev, st.st_ino,
+						 st.st_ctim};
+			fd = bpf_obj_get(path);
+			if (fd < 0)
+				return;
+			if (!bpf_fd_is("bpf-link", fd) ||
+			    link_id_read_fd(fd, &seen.id))
+				seen.id = 0;
+			close(fd);
+		}
+		seen.confirmed = now_secs();
 	}
-	seen_add(w, &st, id);
-	if (id)
-		pin_add(w, id, path);
+	seen_add(w, &seen);
+	if (seen.id)
+		pin_add(w, seen.id, path);
 }
 
 static void dir_walk(struct walk *w, char *path, size_t len, int depth)
 {
 	DIR *dir = opendir(path);
 	struct dirent *e;
+	struct stat st;
 
 	if (!dir)
 		return;
+	if (fstat(dirfd(dir), &st)) {
+		closedir(dir);
+		return;
+	}
 	while (!w->err && (e = readdir(dir))) {
 		size_t n = strlen(e->d_name);
 
@@ -177,7 +217,8 @@ static void dir_walk(struct walk *w, char *path, size_t len, int depth)
 		if (e->d_type == DT_DIR && depth < WALK_DEPTH_MAX)
 			dir_walk(w, path, len + 1 + n, depth + 1);
 		else if (e->d_type == DT_REG)
-			file_check(w, dirfd(dir), e->d_name, path);
+			file_check(w, dirfd(dir), e->d_name, path, st.st_dev,
+				   e->d_ino);
 		path[len] = '\0';
 	}
 	closedir(dir);

@@ -38,8 +38,12 @@ static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* @has_regs: ctx is a struct pt_regs (kprobe and uprobe programs) */
-static __always_inline void count(void *ctx, int has_regs)
+/*
+ * @has_regs: ctx is a struct pt_regs (kprobe and uprobe programs)
+ * @atomic: whether another run of this link's program can come between
+ * the load and the store of its per-CPU slot (see the callers)
+ */
+static __always_inline void count(void *ctx, int has_regs, int atomic)
 {
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
 	__u32 flags;
@@ -48,40 +52,52 @@ static __always_inline void count(void *ctx, int has_regs)
 	if (!key)
 		return;
 	v = bpf_map_lookup_elem(&hits, &key);
-	/*
-	 * Per-CPU, but a perf_event program can interrupt a kprobe program
-	 * on the same CPU, so the add must still be atomic.
-	 */
-	if (v)
+	if (v && atomic)
 		__sync_fetch_and_add(v, 1);
+	else if (v)
+		*v += 1;
 	flags = events_flags(key);
 	if (flags)
 		record(ctx, key, flags, has_regs);
 }
 
-/* Kprobes and uprobes alike: both are BPF_PROG_TYPE_KPROBE. */
+/*
+ * Kprobes and uprobes alike: both are BPF_PROG_TYPE_KPROBE, and so are
+ * the multi links. A uprobe_multi link runs its program with only
+ * migration disabled (kernel/trace/bpf_trace.c, uprobe_prog_run()): a
+ * task preempted between load and store would lose another's hit on the
+ * same CPU, so the add is atomic.
+ */
 SEC("kprobe")
 int counter_kprobe(void *ctx)
 {
-	count(ctx, 1);
+	count(ctx, 1, 1);
 	return 0;
 }
 
 /*
  * Never reads its context: the kernel refuses the attach (EACCES) when a
  * program may read past a tracepoint's record, and records differ.
+ *
+ * A plain add: a tracepoint's programs run from trace_call_bpf(), with
+ * preemption off and the CPU's bpf_prog_active taken (a kprobe, tracepoint
+ * or perf_event program that fires meanwhile on this CPU does not run),
+ * so nothing else adds to this link's slot between the load and the
+ * store. The lock prefix of an atomic add was about a third of what the
+ * counter cost over an empty program (bench/README.md, cost_per_hit).
  */
 SEC("tracepoint")
 int counter_tp(void *ctx)
 {
-	count(ctx, 0);
+	count(ctx, 0, 0);
 	return 0;
 }
 
+/* Atomic as kprobes', which share nothing of the above with it. */
 SEC("perf_event")
 int counter_perf(void *ctx)
 {
-	count(ctx, 0);
+	count(ctx, 0, 1);
 	return 0;
 }
 
