@@ -468,7 +468,7 @@ def verdict(x, goal, op, moon=None):
 print("bpflinkfs: every link in view (issue 14), kernel %s, %s CPUs, %s" %
       (kernel, ncpu, time.strftime("%Y-%m-%d %H:%M")))
 print("%s paired rounds each (alternating, order flipped every round); "
-      "reference %s" % (runs, btv))
+      "reference %s" % (runs, "libbpf " + lbv if only == "glob" else btv))
 if only or pin:
     print("only %s%s" % (only or "every part", ", pinned: " + pin if pin else ""))
 print("1-min load average at start..end: %s..%s%s" %
