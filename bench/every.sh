@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# every.sh [--quick] [--runs R] [--sizes "N..."]
+# every.sh [--quick] [--runs R] [--sizes "N..."] [--only json|glob|funcs]
+#          [--cpu C]
 #
 # The speed part of issue 14 (every link in view, wildcard multi links),
 # each side by side with its reference in one run, in paired rounds (the
@@ -31,6 +32,13 @@
 # no process. Teardown (holders exit, pins removed) runs at the end; at
 # N = 10,000 the kernel needs ~40 s for it.
 #
+# --only PART runs that part alone (the table has its rows only); with
+# --only glob the table also gives the daemon's CPU time per glob write
+# (the sum of its threads' /proc/PID/task/TID/schedstat run times, read
+# before and after each write). --cpu C pins the daemon and both sides of
+# every comparison to CPU C (taskset), so that the two do not differ in
+# which CPU they get on a shared host.
+#
 # Needs root, the build (ninja -C build), python3, gcc, clang (part 2),
 # fusermount3. Writes bench/results/every-DATE-KERNEL.txt. Exit 77 when it
 # cannot run here.
@@ -45,17 +53,30 @@ sizes="1000 10000"
 runs=20
 funcs_n=10000
 glob_n=1000
+only=
+pin=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) sizes=1000 runs=10 ;;
 	--runs) runs=${2:?}; shift ;;
 	--sizes) sizes=${2:?}; shift ;;
-	*) echo "usage: every.sh [--quick] [--runs R] [--sizes \"N...\"]" >&2
+	--only) only=${2:?}; shift ;;
+	--cpu) pin=(taskset -c "${2:?}"); shift ;;
+	*) echo "usage: every.sh [--quick] [--runs R] [--sizes \"N...\"] [--only json|glob|funcs] [--cpu C]" >&2
 		exit 2 ;;
 	esac
 	shift
 done
+
+case $only in
+'' | glob | funcs) ;;
+json) ;;
+*) echo "every.sh: --only json, glob or funcs" >&2; exit 2 ;;
+esac
+[ "$only" = glob ] || [ "$only" = funcs ] && sizes=
+# part PART: whether this run has it
+part() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 skip() { echo "every.sh: SKIP: $*" >&2; exit 77; }
 note() { echo "every.sh: $*" >&2; }
@@ -72,11 +93,15 @@ for tracefs in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 	[ -d "$tracefs/events/sched" ] && break
 done
 [ -d "$tracefs/events/sched" ] || skip "no tracefs"
-bpo=$(bash "$root/scripts/bpftool_bpo.sh" 2>/dev/null) ||
-	skip "bpftool 7.5 from bookworm-backports cannot be had"
-bpftool75=$(sed -n 1p <<<"$bpo")
-bpftool_lib=$(sed -n 2p <<<"$bpo")
-bpftool_ver=$(LD_LIBRARY_PATH=$bpftool_lib "$bpftool75" version | sed -n 1p)
+if [ "$only" = glob ]; then
+	bpftool_ver=none
+else
+	bpo=$(bash "$root/scripts/bpftool_bpo.sh" 2>/dev/null) ||
+		skip "bpftool 7.5 from bookworm-backports cannot be had"
+	bpftool75=$(sed -n 1p <<<"$bpo")
+	bpftool_lib=$(sed -n 2p <<<"$bpo")
+	bpftool_ver=$(LD_LIBRARY_PATH=$bpftool_lib "$bpftool75" version | sed -n 1p)
+fi
 
 stamp=$(date +%Y%m%d-%H%M)
 kernel=$(uname -r)
@@ -120,7 +145,7 @@ trap cleanup EXIT
 mount_daemon() {
 	local i
 	mkdir -p "$mnt"
-	"$daemon" "$mnt" -f >/dev/null 2>>"$work/daemon.log" &
+	"${pin[@]}" "$daemon" "$mnt" -f >/dev/null 2>>"$work/daemon.log" &
 	daemon_pid=$!
 	for i in $(seq 100); do
 		mountpoint -q "$mnt" && [ -e "$mnt/control" ] && return 0
@@ -147,7 +172,7 @@ fixture() { # fixture N: print the path of a fixture with N bench_fn_*
 # paired KEY_A KEY_B CMD_A CMD_B: R rounds, A and B alternating (order
 # flipped every round), wall time of each run; rows KEY<TAB>seconds...
 paired() {
-	python3 - "$runs" "$@" >>"$tsv" <<-'EOF'
+	"${pin[@]}" python3 - "$runs" "$@" >>"$tsv" <<-'EOF'
 	import subprocess, sys, time
 	r, ka, kb, ca, cb = int(sys.argv[1]), *sys.argv[2:6]
 	# bpftool 7.5's `link show id ID` exits 255 after printing the link
@@ -330,18 +355,29 @@ run_glob() {
 	fix=$(fixture "$glob_n")
 	mount_daemon
 	note "glob creation: $runs paired rounds"
-	python3 - "$runs" "$mnt/control" "$fix" "$work/glob_attach" \
-		"$work/glob_attach.bpf.o" "$glob_n" >>"$tsv" <<-'EOF'
-	import os, subprocess, sys, time
-	r, ctl, fix, tool, obj, n = sys.argv[1:7]
+	"${pin[@]}" python3 - "$runs" "$mnt/control" "$fix" "$work/glob_attach" \
+		"$work/glob_attach.bpf.o" "$glob_n" "$daemon_pid" "${pin[@]}" >>"$tsv" <<-'EOF'
+	import glob, os, subprocess, sys, time
+	r, ctl, fix, tool, obj, n, dpid = sys.argv[1:8]
 	r, n = int(r), int(n)
 	mnt = os.path.dirname(ctl)
+	cpu = []  # the daemon's CPU seconds per write
+	def daemon_cpu():  # its threads' run time (ns), schedstat field 1
+	    ns = 0
+	    for f in glob.glob("/proc/%s/task/*/schedstat" % dpid):
+	        try:
+	            ns += int(open(f).read().split()[0])
+	        except (OSError, ValueError, IndexError):
+	            pass  # a thread that just ended
+	    return ns
 	def ours():
 	    fd = os.open(ctl, os.O_RDWR)
 	    line = ("uprobe:%s:bench_fn_*\n" % fix).encode()
+	    c = daemon_cpu()
 	    t = time.monotonic()
 	    os.write(fd, line)
 	    t = time.monotonic() - t
+	    cpu.append((daemon_cpu() - c) / 1e9)
 	    ids = os.read(fd, 4096).split()
 	    os.close(fd)
 	    cnt = int(open("%s/%s/count" % (mnt, ids[0].decode())).read())
@@ -352,9 +388,10 @@ run_glob() {
 	    os.close(fd)
 	    return t
 	def libbpf():
-	    o = subprocess.run([tool, obj, fix, "bench_fn_*"], check=True,
+	    o = subprocess.run(pin + [tool, obj, fix, "bench_fn_*"], check=True,
 	                       capture_output=True, text=True).stdout.split()
 	    return int(o[0]) / 1e9
+	pin = sys.argv[8:]
 	ta, tb = [], []
 	for i in range(r + 1):
 	    a, b = (ours(), libbpf()) if i % 2 else (libbpf(), ours())[::-1]
@@ -363,6 +400,7 @@ run_glob() {
 	        ta.append(a); tb.append(b)
 	print("glob.ours\t" + " ".join("%.6f" % t for t in ta))
 	print("glob.libbpf\t" + " ".join("%.6f" % t for t in tb))
+	print("glob.ours_cpu\t" + " ".join("%.6f" % t for t in cpu[1:]))
 	EOF
 	umount_daemon
 }
@@ -393,18 +431,21 @@ mkdir -p "$here/results" "$cache"
 cp "$daemon" "$work/bpflinkfs" # a rebuild meanwhile changes nothing
 daemon=$work/bpflinkfs
 load0=$(cut -d' ' -f1 /proc/loadavg)
-for n in $sizes; do
-	run_json "$n"
-done
-run_glob
-run_funcs
+if part json; then
+	for n in $sizes; do
+		run_json "$n"
+	done
+fi
+glob_skip="not run (--only $only)"
+part glob && run_glob
+part funcs && run_funcs
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
 python3 - "$tsv" "$sizes" "$runs" "$kernel" "$(nproc)" "$bpftool_ver" \
 	"${libbpf_ver:-}" "$glob_skip" "$load0" "$load1" "$glob_n" "$funcs_n" \
-	<<'EOF' | tee "$out"
+	"$only" "${pin[*]}" <<'EOF' | tee "$out"
 import statistics as st, sys, time
-tsv, sizes, runs, kernel, ncpu, btv, lbv, gskip, l0, l1, gn, fn = sys.argv[1:]
+tsv, sizes, runs, kernel, ncpu, btv, lbv, gskip, l0, l1, gn, fn, only, pin = sys.argv[1:]
 v = {}
 for l in open(tsv):
     k, val = l.rstrip("\n").split("\t")
@@ -427,7 +468,9 @@ def verdict(x, goal, op, moon=None):
 print("bpflinkfs: every link in view (issue 14), kernel %s, %s CPUs, %s" %
       (kernel, ncpu, time.strftime("%Y-%m-%d %H:%M")))
 print("%s paired rounds each (alternating, order flipped every round); "
-      "reference %s" % (runs, btv))
+      "reference %s" % (runs, "libbpf " + lbv if only == "glob" else btv))
+if only or pin:
+    print("only %s%s" % (only or "every part", ", pinned: " + pin if pin else ""))
 print("1-min load average at start..end: %s..%s%s" %
       (l0, l1, "  (busy host: figures are noisy)" if float(l0) > 2 or float(l1) > 2 else ""))
 print()
@@ -439,8 +482,11 @@ for n in sizes.split():
 if not gskip:
     rows += [("glob.ours", "control glob write, %s functions" % gn),
              ("glob.libbpf", "libbpf attach_uprobe_multi glob, %s" % gn)]
-rows += [("funcs.ours", "cat ID/funcs, %s targets" % fn),
-         ("funcs.bpftool", "bpftool link show id ID, %s targets" % fn)]
+    if only == "glob":
+        rows += [("glob.ours_cpu", "daemon CPU per glob write")]
+if "funcs.ours" in v:
+    rows += [("funcs.ours", "cat ID/funcs, %s targets" % fn),
+             ("funcs.bpftool", "bpftool link show id ID, %s targets" % fn)]
 for k, name in rows:
     a, b = q(k)
     print("%-44s %10.2f %10.2f %10.2f" % (name, med(k) * 1e3, a * 1e3, b * 1e3))
@@ -450,15 +496,16 @@ for n in sizes.split():
     r = pr(n + ".json", n + ".bpftool")
     print("links.json / bpftool, N=%-6s %6.2fx [%.2f..%.2f]  %s" %
           (n, *r, verdict(r[0], 0.5, "<=", 0.3)))
-if gskip:
+if gskip and not only:
     print("glob creation: SKIPPED: %s" % gskip)
-else:
+elif not gskip:
     r = pr("glob.ours", "glob.libbpf", rate=True)
     print("glob creation, control rate / libbpf %s rate %6.2fx [%.2f..%.2f]  %s" %
           (lbv, *r, verdict(r[0], 1.0, ">=", 2.0)))
-r = pr("funcs.ours", "funcs.bpftool")
-print("funcs / bpftool link show id, %s targets %6.2fx [%.2f..%.2f]  %s" %
-      (fn, *r, verdict(r[0], 1.0, "<=")))
+if "funcs.ours" in v:
+    r = pr("funcs.ours", "funcs.bpftool")
+    print("funcs / bpftool link show id, %s targets %6.2fx [%.2f..%.2f]  %s" %
+          (fn, *r, verdict(r[0], 1.0, "<=")))
 print()
 for n in sizes.split():
     print("N=%s: made %s links in %s s (4 holders, one forked; 10%% pinned), "
@@ -467,7 +514,8 @@ for n in sizes.split():
           (n, v[n + ".made"], v[n + ".set_secs"], v[n + ".in_json"],
            v[n + ".with_pids"], v[n + ".json_bytes"], v[n + ".json_total"],
            v[n + ".bpftool_total"], v[n + ".release_secs"]))
-print("funcs: count %s, %s lines; bpftool link show id: %s lines" %
-      (v["funcs.count"], v["funcs.lines"], v["funcs.bpftool_lines"]))
+if "funcs.ours" in v:
+    print("funcs: count %s, %s lines; bpftool link show id: %s lines" %
+          (v["funcs.count"], v["funcs.lines"], v["funcs.bpftool_lines"]))
 EOF
 note "table: $out"

@@ -34,8 +34,9 @@ struct counter {
 	struct counter_bpf *skel;
 	pthread_mutex_t lock;
 	uint32_t slots;
-	int ncpus;	/* possible CPUs: the per-CPU value count */
-	uint64_t *used; /* bitmap of taken slots; slot 0 is always taken */
+	int ncpus;	 /* possible CPUs: the per-CPU value count */
+	uint64_t *used;	 /* bitmap of taken slots; slot 0 is always taken */
+	uint64_t *clean; /* free slots known to hold 0 on every CPU */
 	/* tp_fd[i]: tracepoint instance i + 1, or -1 until loaded */
 	int tp_fd[COUNTER_MAX_TP_INSTANCES - 1];
 	/* the kprobe program loaded for multi links, or -1 until loaded */
@@ -92,11 +93,33 @@ static bool slot_taken(const struct counter *c, uint32_t slot)
 	return c->used[slot / BITS_PER_WORD] >> (slot % BITS_PER_WORD) & 1;
 }
 
+static void clean_set(struct counter *c, uint32_t slot, bool clean)
+{
+	uint64_t bit = (uint64_t)1 << (slot % BITS_PER_WORD);
+
+	if (clean)
+		c->clean[slot / BITS_PER_WORD] |= bit;
+	else
+		c->clean[slot / BITS_PER_WORD] &= ~bit;
+}
+
+/* Every slot of @n from @first is known to be 0; lock held. */
+static bool range_clean(const struct counter *c, uint32_t first, uint32_t n)
+{
+	uint32_t s;
+
+	for (s = first; s < first + n; s++)
+		if (!(c->clean[s / BITS_PER_WORD] >> (s % BITS_PER_WORD) & 1))
+			return false;
+	return true;
+}
+
 static void counter_free(struct counter *c)
 {
 	pthread_mutex_destroy(&c->lock);
 	free(c->seen);
 	free(c->used);
+	free(c->clean);
 	free(c);
 }
 
@@ -118,9 +141,12 @@ static int counter_new(struct counter **out, uint32_t slots)
 	c->slots = slots;
 	c->used = calloc((slots + BITS_PER_WORD - 1) / BITS_PER_WORD,
 			 sizeof(uint64_t));
+	/* none known clean: an adopted map holds counts */
+	c->clean = calloc((slots + BITS_PER_WORD - 1) / BITS_PER_WORD,
+			  sizeof(uint64_t));
 	c->ncpus = libbpf_num_possible_cpus();
-	if (!c->used || c->ncpus < 0) {
-		err = c->used ? c->ncpus : -ENOMEM;
+	if (!c->used || !c->clean || c->ncpus < 0) {
+		err = c->ncpus < 0 ? c->ncpus : -ENOMEM;
 		counter_free(c);
 		return err;
 	}
@@ -470,9 +496,10 @@ int counter_slot_alloc(struct counter *c)
 	slot = word * BITS_PER_WORD +
 	       (word < words ? __builtin_ctzll(~c->used[word]) : 0);
 	if (word < words && slot < c->slots) {
-		err = slot_zero(c, slot);
+		err = range_clean(c, slot, 1) ? 0 : slot_zero(c, slot);
 		if (!err) {
 			slot_set(c, slot, true);
+			clean_set(c, slot, false);
 			err = (int)slot;
 		}
 	}
@@ -510,10 +537,13 @@ int counter_slot_alloc_range(struct counter *c, uint32_t n)
 	first = free_run(c, 1, n);
 	if (first >= c->slots)
 		err = -ENOSPC;
-	if (!err)
+	/* released slots were zeroed then (counter_slots_release()) */
+	if (!err && !range_clean(c, first, n))
 		err = slots_zero(c, first, n);
-	for (i = 0; !err && i < n; i++)
+	for (i = 0; !err && i < n; i++) {
 		slot_set(c, first + i, true);
+		clean_set(c, first + i, false);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return err ? err : (int)first;
 }
@@ -525,10 +555,12 @@ int counter_slot_claim(struct counter *c, uint32_t slot)
 	if (!slot || slot >= c->slots)
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
-	if (slot_taken(c, slot))
+	if (slot_taken(c, slot)) {
 		err = -EBUSY;
-	else
+	} else {
 		slot_set(c, slot, true);
+		clean_set(c, slot, false);
+	}
 	pthread_mutex_unlock(&c->lock);
 	return err;
 }
@@ -539,6 +571,26 @@ void counter_slot_free(struct counter *c, uint32_t slot)
 		return;
 	pthread_mutex_lock(&c->lock);
 	slot_set(c, slot, false);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void counter_slots_release(struct counter *c, uint32_t first, uint32_t n)
+{
+	bool zeroed;
+	uint32_t i;
+
+	if (!first || first >= c->slots || n > c->slots - first) {
+		for (i = 0; i < n; i++)
+			counter_slot_free(c, first + i);
+		return;
+	}
+	/* outside the lock: taken slots are no one else's meanwhile */
+	zeroed = n && slots_zero(c, first, n) == 0;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < n; i++) {
+		slot_set(c, first + i, false);
+		clean_set(c, first + i, zeroed);
+	}
 	pthread_mutex_unlock(&c->lock);
 }
 

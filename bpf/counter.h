@@ -117,6 +117,17 @@ int counter_slot_claim(struct counter *c, uint32_t slot);
 void counter_slot_free(struct counter *c, uint32_t slot);
 
 /**
+ * counter_slots_release() - give back @n slots from @first of a link the
+ * kernel has let go (no program counts into them any more): they are
+ * zeroed now, with one BPF_MAP_UPDATE_BATCH, so that the next
+ * counter_slot_alloc() or counter_slot_alloc_range() that takes them needs
+ * no map update (that was ~5% of making a 1,000-target multi link). When
+ * the zeroing fails they are given back as counter_slot_free() does, and
+ * zeroed when taken.
+ */
+void counter_slots_release(struct counter *c, uint32_t first, uint32_t n);
+
+/**
  * counter_hits() - sum a slot over all possible CPUs
  * Return: 0 and *hits, or -errno from BPF_MAP_LOOKUP_ELEM.
  */

@@ -142,7 +142,8 @@ static int targets_find(const struct probe_spec *p, pid_t pid,
 
 	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE)
 		return kprobe_glob(p, &t->m, e);
-	err = resolve_uprobe_file(p, pid, memo, t->path, &te);
+	/* uprobe_glob() opens the file, as resolve_uprobe_file() would */
+	err = locate_uprobe_file(p, pid, memo, t->path, &te);
 	if (!err)
 		err = uprobe_glob(t->path, p->symbol, &t->m, &te);
 	if (err)
@@ -297,7 +298,11 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 		own->nslots = slot > 0 ? t->m.n : 0;
 		own->kind = p->kind;
 		snprintf(own->f.name, sizeof(own->f.name), "%s", t->path);
-		if (is_uprobe(p) && !stat(t->path, &st)) {
+		/* the file uprobe_glob() read; a USDT line's, looked up */
+		if (t->m.dev || t->m.ino) {
+			own->dev = t->m.dev;
+			own->ino = t->m.ino;
+		} else if (is_uprobe(p) && !stat(t->path, &st)) {
 			own->dev = st.st_dev;
 			own->ino = st.st_ino;
 		}

@@ -437,10 +437,7 @@ static bool still_held(const struct dying_link *d)
 /* A multi link's slots, one per target, or a single link's one. */
 static void slots_free(struct counter *c, const struct dying_link *d)
 {
-	unsigned int i;
-
-	for (i = 0; i < (d->nslots ? d->nslots : 1); i++)
-		counter_slot_free(c, d->slot + i);
+	counter_slots_release(c, d->slot, d->nslots ? d->nslots : 1);
 }
 
 /* The next removed link to close, or NULL when owned_close() stops us. */

@@ -53,18 +53,34 @@ static void memo_set(struct path_memo *m, const char *path, const char *canon)
 		path_memo_clear(m);
 }
 
-int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
-			struct path_memo *memo, char *canon,
-			struct uprobe_err *te)
+/* @p's PATH through @memo; @check: the file must be a probe-able ELF. */
+static int uprobe_file(const struct probe_spec *p, pid_t pid,
+		       struct path_memo *memo, char *canon,
+		       struct uprobe_err *te, bool check)
 {
+	pid_t seen = pid ? pid : UPROBE_PID_UNSEEN;
 	int err = 0;
 
 	if (memo_hit(memo, p->path))
 		snprintf(canon, PATH_MAX, "%s", memo->canon);
-	else if (!(err = uprobe_resolve_path(
-			   p->path, pid ? pid : UPROBE_PID_UNSEEN, canon, te)))
+	else if (!(err = check ? uprobe_resolve_path(p->path, seen, canon, te)
+			       : uprobe_locate_path(p->path, seen, canon, te)))
 		memo_set(memo, p->path, canon);
 	return err;
+}
+
+int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
+			struct path_memo *memo, char *canon,
+			struct uprobe_err *te)
+{
+	return uprobe_file(p, pid, memo, canon, te, true);
+}
+
+int locate_uprobe_file(const struct probe_spec *p, pid_t pid,
+		       struct path_memo *memo, char *canon,
+		       struct uprobe_err *te)
+{
+	return uprobe_file(p, pid, memo, canon, te, false);
 }
 
 /* What is found in the probed file once it is known (its canonical path) */

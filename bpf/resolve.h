@@ -33,6 +33,17 @@ int resolve_uprobe_file(const struct probe_spec *p, pid_t pid,
 			struct path_memo *memo, char *canon,
 			struct uprobe_err *te);
 
+/*
+ * locate_uprobe_file() - as resolve_uprobe_file(), but the file is not
+ * checked to be a probe-able ELF file: for a caller whose next step opens
+ * it that way (uprobe_glob()), with the same errors. A request stops at
+ * its first failing line, so @memo never hands a later line a file that
+ * was not checked.
+ */
+int locate_uprobe_file(const struct probe_spec *p, pid_t pid,
+		       struct path_memo *memo, char *canon,
+		       struct uprobe_err *te);
+
 /**
  * resolve_uprobe() - a uprobe's PATH (in the writer's view, through
  * @memo) and SYMBOL to the file and offset the kernel probes

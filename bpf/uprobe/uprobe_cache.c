@@ -424,6 +424,35 @@ size_t uprobe_rtab_find(const struct uprobe_rfile *rf, int which,
 	return n - lo;
 }
 
+size_t uprobe_rtab_prefixed(const struct uprobe_rfile *rf, int which,
+			    const char *prefix, size_t len, size_t *first)
+{
+	const struct uprobe_rtab *rt = &rf->tab[which];
+	size_t lo = 0, hi = rt->n, mid, n;
+	const char *names = rf->names;
+	int c;
+
+	/* the first entry not sorting before @prefix: the names that start
+	 * with it follow in a row */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		n = rt->s[mid].baselen < len ? rt->s[mid].baselen : len;
+		c = memcmp(names + rt->s[mid].name, prefix, n);
+		if (!c && rt->s[mid].baselen < len)
+			c = -1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	for (n = lo; n < rt->n && rt->s[n].baselen >= len &&
+		     !memcmp(names + rt->s[n].name, prefix, len);
+	     n++)
+		;
+	return n - lo;
+}
+
 int uprobe_rfile_vaddr_to_off(const struct uprobe_rfile *rf, uint64_t vaddr,
 			      uint64_t *off)
 {

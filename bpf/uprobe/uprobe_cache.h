@@ -101,6 +101,13 @@ void uprobe_rescache_flush(void);
 size_t uprobe_rtab_find(const struct uprobe_rfile *rf, int which,
 			const char *name, size_t baselen, size_t *first);
 
+/*
+ * The symbols of table @which whose base name starts with @prefix (@len
+ * bytes; 0: every symbol): their count, the first at index *@first.
+ */
+size_t uprobe_rtab_prefixed(const struct uprobe_rfile *rf, int which,
+			    const char *prefix, size_t len, size_t *first);
+
 /* As uprobe_vaddr_to_off() and uprobe_off_in_exec(), from the copy. */
 int uprobe_rfile_vaddr_to_off(const struct uprobe_rfile *rf, uint64_t vaddr,
 			      uint64_t *off);

@@ -183,8 +183,26 @@ int uprobe_symtab_load(Elf *elf, GElf_Word type, struct uprobe_symtab *t)
  * once per symbol. As before, the first entry of .gnu.version_d with an
  * index names it, else the first of .gnu.version_r. Every entry takes 8
  * bytes or more, so a walk takes at most one step per 8 bytes of its
- * section, whatever its next-offsets say.
+ * section, whatever its next-offsets say. The walks run twice: with
+ * @seen NULL they only find the largest index (t->nvers is one more), so
+ * that the table is as long as the file needs, not 32768 entries (256 KiB
+ * allocated, zeroed and unmapped per table read).
  */
+static bool vers_take(struct uprobe_symtab *t, bool *seen, size_t ndx)
+{
+	if (ndx >= VERSIONS)
+		return false;
+	if (!seen) {
+		if (ndx >= t->nvers)
+			t->nvers = ndx + 1;
+		return false;
+	}
+	if (ndx >= t->nvers || seen[ndx])
+		return false;
+	seen[ndx] = true;
+	return true;
+}
+
 static void vers_from_def(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
 {
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
@@ -197,9 +215,8 @@ static void vers_from_def(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
 		return;
 	for (steps = d->d_size / 8 + 1; steps && gelf_getverdef(d, off, &vd);
 	     steps--) {
-		if (vd.vd_ndx < VERSIONS && !seen[vd.vd_ndx] &&
-		    gelf_getverdaux(d, off + vd.vd_aux, &va)) {
-			seen[vd.vd_ndx] = true;
+		if (gelf_getverdaux(d, off + vd.vd_aux, &va) &&
+		    vers_take(t, seen, vd.vd_ndx)) {
 			t->vers[vd.vd_ndx] =
 				elf_strptr(t->elf, sh.sh_link, va.vda_name);
 		}
@@ -225,8 +242,7 @@ static void vers_from_need(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
 		for (aoff = off + vn.vn_aux;
 		     steps && gelf_getvernaux(d, aoff, &va);
 		     steps--, aoff += va.vna_next) {
-			if (va.vna_other < VERSIONS && !seen[va.vna_other]) {
-				seen[va.vna_other] = true;
+			if (vers_take(t, seen, va.vna_other)) {
 				t->vers[va.vna_other] = elf_strptr(
 					t->elf, sh.sh_link, va.vna_name);
 			}
@@ -241,23 +257,27 @@ static void vers_from_need(struct uprobe_symtab *t, Elf_Scn *scn, bool *seen)
 
 static int vers_build(struct uprobe_symtab *t)
 {
-	bool *seen = calloc(2 * VERSIONS, sizeof(*seen));
-	size_t i;
+	Elf_Scn *def = uprobe_find_scn(t->elf, SHT_GNU_verdef, &(GElf_Shdr){0});
+	Elf_Scn *need =
+		uprobe_find_scn(t->elf, SHT_GNU_verneed, &(GElf_Shdr){0});
+	size_t i, n;
+	bool *seen;
 
-	t->vers = calloc(VERSIONS, sizeof(*t->vers));
+	t->nvers = 0;
+	vers_from_def(t, def, NULL);
+	vers_from_need(t, need, NULL);
+	n = t->nvers;
+	seen = calloc(2 * n + 1, sizeof(*seen));
+	t->vers = calloc(n + 1, sizeof(*t->vers));
 	if (!seen || !t->vers) {
 		free(seen);
 		return -ENOMEM;
 	}
-	vers_from_def(t,
-		      uprobe_find_scn(t->elf, SHT_GNU_verdef, &(GElf_Shdr){0}),
-		      seen);
+	vers_from_def(t, def, seen);
 	/* an index .gnu.version_d names, but not to a name: ask _r */
-	for (i = 0; i < VERSIONS; i++)
-		seen[VERSIONS + i] = seen[i] && t->vers[i];
-	vers_from_need(
-		t, uprobe_find_scn(t->elf, SHT_GNU_verneed, &(GElf_Shdr){0}),
-		seen + VERSIONS);
+	for (i = 0; i < n; i++)
+		seen[n + i] = seen[i] && t->vers[i];
+	vers_from_need(t, need, seen + n);
 	free(seen);
 	return 0;
 }
@@ -292,7 +312,7 @@ int uprobe_sym_get(const struct uprobe_symtab *t, size_t i,
 		return 0;
 	si->hidden = vs & VERSYM_HIDDEN;
 	vs &= VERSYM_VERSION;
-	if (vs > VER_NDX_GLOBAL)
+	if (vs > VER_NDX_GLOBAL && vs < t->nvers)
 		si->ver = t->vers[vs];
 	return 0;
 }

@@ -46,6 +46,7 @@ struct uprobe_symtab {
 	size_t count, strndx;
 	Elf_Data *versym;  /* dynsym only */
 	const char **vers; /* with versym: version names by index */
+	size_t nvers;	   /* entries of vers: the largest index + 1 */
 };
 
 /* One symbol with its name split from a "@VER" / "@@VER" suffix. */

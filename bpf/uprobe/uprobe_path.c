@@ -102,12 +102,10 @@ static int find_bare_name(const char *name, pid_t pid, char *out,
 	return path_err == -ENAMETOOLONG ? path_err : -ENOENT;
 }
 
-int uprobe_resolve_path(const char *path, pid_t pid, char *out,
-			struct uprobe_err *terr)
+int uprobe_locate_path(const char *path, pid_t pid, char *out,
+		       struct uprobe_err *terr)
 {
-	struct uprobe_elf f;
 	mode_t mode;
-	int err;
 
 	if (terr)
 		terr->e.msg[0] = '\0';
@@ -116,9 +114,16 @@ int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 		return -EINVAL;
 	}
 	if (strchr(path, '/'))
-		err = uprobe_view_resolve(path, pid, path, out, &mode, terr);
-	else
-		err = find_bare_name(path, pid, out, terr);
+		return uprobe_view_resolve(path, pid, path, out, &mode, terr);
+	return find_bare_name(path, pid, out, terr);
+}
+
+int uprobe_resolve_path(const char *path, pid_t pid, char *out,
+			struct uprobe_err *terr)
+{
+	struct uprobe_elf f;
+	int err = uprobe_locate_path(path, pid, out, terr);
+
 	if (err)
 		return err;
 	/* unchanged since it was parsed: it passed uprobe_elf_open() then */

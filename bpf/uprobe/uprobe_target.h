@@ -78,6 +78,15 @@ struct uprobe_err {
 int uprobe_resolve_path(const char *path, pid_t pid, char *out,
 			struct uprobe_err *terr);
 
+/*
+ * uprobe_locate_path() - uprobe_resolve_path() without its last step, the
+ * check that the file is a probe-able ELF file (uprobe_elf_open()): for a
+ * caller whose next step opens the file that way anyway (uprobe_glob()),
+ * with the same messages. Same arguments and errors, but for that check.
+ */
+int uprobe_locate_path(const char *path, pid_t pid, char *out,
+		       struct uprobe_err *terr);
+
 /**
  * uprobe_resolve() - resolve a uprobe spec to a file offset
  * @canonical: path from uprobe_resolve_path()
