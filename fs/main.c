@@ -384,18 +384,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	/*
-	 * One heap for all worker threads, so RSS does not grow per thread.
-	 * Table buffers (links.json is ~200 B a link, the holder records 24 B
-	 * a link fd) come from that heap and stay with it when freed, to be
-	 * reused by the next read: from mmap, each read faulted in fresh
-	 * pages, ~800 faults and half of the time of a links.json of 10,000
-	 * links on a paravirtualised VM (bench/README.md). The cost is the
-	 * largest table's pages kept (a fixed threshold also stops glibc from
-	 * moving it).
+	 * One heap for all worker threads, so RSS does not grow per thread;
+	 * while starting, buffers from 64 KiB up from mmap, so that what the
+	 * start-up frees (the kernel's BTF, parsed by libbpf) gives its pages
+	 * back (a fixed threshold also stops glibc from raising it).
 	 */
 	mallopt(M_ARENA_MAX, 1);
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+	mallopt(M_MMAP_THRESHOLD, 64 << 10);
+	mallopt(M_TRIM_THRESHOLD, 64 << 10);
 	handoff_init(&daemon_state.handoff);
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */
@@ -418,6 +414,16 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/*
+	 * Then table buffers (links.json is ~200 B a link, the holder records
+	 * 24 B a link fd) come from the heap and stay with it when freed, to
+	 * be reused by the next read: from mmap, each read faulted in fresh
+	 * pages, ~800 faults and half of the time of a links.json of 10,000
+	 * links on a paravirtualised VM (bench/README.md). The cost: the
+	 * largest table's pages stay with the daemon.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
 	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
 	if (daemon_state.allow_other)
 		fuse_opt_add_arg(&args, "-odefault_permissions");
