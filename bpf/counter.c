@@ -78,29 +78,35 @@ static uint32_t prog_id_of(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-static void slot_set(struct counter *c, uint32_t slot, bool taken)
+/* Bit @slot of bitmap @words (the used and the clean slots) */
+static void bit_set(uint64_t *words, uint32_t slot, bool on)
 {
 	uint64_t bit = (uint64_t)1 << (slot % BITS_PER_WORD);
 
-	if (taken)
-		c->used[slot / BITS_PER_WORD] |= bit;
+	if (on)
+		words[slot / BITS_PER_WORD] |= bit;
 	else
-		c->used[slot / BITS_PER_WORD] &= ~bit;
+		words[slot / BITS_PER_WORD] &= ~bit;
+}
+
+static bool bit_test(const uint64_t *words, uint32_t slot)
+{
+	return words[slot / BITS_PER_WORD] >> (slot % BITS_PER_WORD) & 1;
+}
+
+static void slot_set(struct counter *c, uint32_t slot, bool taken)
+{
+	bit_set(c->used, slot, taken);
 }
 
 static bool slot_taken(const struct counter *c, uint32_t slot)
 {
-	return c->used[slot / BITS_PER_WORD] >> (slot % BITS_PER_WORD) & 1;
+	return bit_test(c->used, slot);
 }
 
 static void clean_set(struct counter *c, uint32_t slot, bool clean)
 {
-	uint64_t bit = (uint64_t)1 << (slot % BITS_PER_WORD);
-
-	if (clean)
-		c->clean[slot / BITS_PER_WORD] |= bit;
-	else
-		c->clean[slot / BITS_PER_WORD] &= ~bit;
+	bit_set(c->clean, slot, clean);
 }
 
 /* Every slot of @n from @first is known to be 0; lock held. */
@@ -109,7 +115,7 @@ static bool range_clean(const struct counter *c, uint32_t first, uint32_t n)
 	uint32_t s;
 
 	for (s = first; s < first + n; s++)
-		if (!(c->clean[s / BITS_PER_WORD] >> (s % BITS_PER_WORD) & 1))
+		if (!bit_test(c->clean, s))
 			return false;
 	return true;
 }

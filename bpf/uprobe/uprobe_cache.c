@@ -394,50 +394,22 @@ void uprobe_rescache_flush(void)
 	pthread_mutex_unlock(&rescache_lock);
 }
 
-size_t uprobe_rtab_find(const struct uprobe_rfile *rf, int which,
-			const char *name, size_t baselen, size_t *first)
+/*
+ * The first entry of table @which not sorting before the @len bytes at
+ * @key, as rsym_cmp() sorts (bytes, then the shorter first): an exact
+ * name's entries and a prefix's names both start there.
+ */
+static size_t rtab_lower_bound(const struct uprobe_rfile *rf, int which,
+			       const char *key, size_t len)
 {
 	const struct uprobe_rtab *rt = &rf->tab[which];
 	size_t lo = 0, hi = rt->n, mid, n;
-	const char *names = rf->names;
 	int c;
 
-	/* the first entry not sorting before @name, as rsym_cmp() sorts */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		n = rt->s[mid].baselen < baselen ? rt->s[mid].baselen : baselen;
-		c = memcmp(names + rt->s[mid].name, name, n);
-		if (!c)
-			c = rt->s[mid].baselen < baselen
-				    ? -1
-				    : rt->s[mid].baselen > baselen;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
-	for (n = lo; n < rt->n && rt->s[n].baselen == baselen &&
-		     !memcmp(names + rt->s[n].name, name, baselen);
-	     n++)
-		;
-	return n - lo;
-}
-
-size_t uprobe_rtab_prefixed(const struct uprobe_rfile *rf, int which,
-			    const char *prefix, size_t len, size_t *first)
-{
-	const struct uprobe_rtab *rt = &rf->tab[which];
-	size_t lo = 0, hi = rt->n, mid, n;
-	const char *names = rf->names;
-	int c;
-
-	/* the first entry not sorting before @prefix: the names that start
-	 * with it follow in a row */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		n = rt->s[mid].baselen < len ? rt->s[mid].baselen : len;
-		c = memcmp(names + rt->s[mid].name, prefix, n);
+		c = memcmp(rf->names + rt->s[mid].name, key, n);
 		if (!c && rt->s[mid].baselen < len)
 			c = -1;
 		if (c < 0)
@@ -445,12 +417,36 @@ size_t uprobe_rtab_prefixed(const struct uprobe_rfile *rf, int which,
 		else
 			hi = mid;
 	}
-	*first = lo;
-	for (n = lo; n < rt->n && rt->s[n].baselen >= len &&
-		     !memcmp(names + rt->s[n].name, prefix, len);
+	return lo;
+}
+
+size_t uprobe_rtab_find(const struct uprobe_rfile *rf, int which,
+			const char *name, size_t baselen, size_t *first)
+{
+	const struct uprobe_rtab *rt = &rf->tab[which];
+	size_t n;
+
+	*first = rtab_lower_bound(rf, which, name, baselen);
+	for (n = *first; n < rt->n && rt->s[n].baselen == baselen &&
+			 !memcmp(rf->names + rt->s[n].name, name, baselen);
 	     n++)
 		;
-	return n - lo;
+	return n - *first;
+}
+
+size_t uprobe_rtab_prefixed(const struct uprobe_rfile *rf, int which,
+			    const char *prefix, size_t len, size_t *first)
+{
+	const struct uprobe_rtab *rt = &rf->tab[which];
+	size_t n;
+
+	/* the names that start with @prefix follow in a row */
+	*first = rtab_lower_bound(rf, which, prefix, len);
+	for (n = *first; n < rt->n && rt->s[n].baselen >= len &&
+			 !memcmp(rf->names + rt->s[n].name, prefix, len);
+	     n++)
+		;
+	return n - *first;
 }
 
 int uprobe_rfile_vaddr_to_off(const struct uprobe_rfile *rf, uint64_t vaddr,
