@@ -12,49 +12,16 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "counter.h"
+#include "counter_priv.h"
 #include "linkinfo.h"
 #include "log.h"
 #include "counter.skel.h"
-
-/*
- * The kernel runs at most BPF_TRACE_MAX_PROGS (64) programs on one
- * tracepoint, so more instances than that can never all be attached to
- * one; any one tracepoint needs at most 64.
- */
-#define COUNTER_MAX_TP_INSTANCES 64
-
-#define BITS_PER_WORD (8 * sizeof(uint64_t))
-
-struct counter {
-	struct counter_bpf *skel;
-	pthread_mutex_t lock;
-	uint32_t slots;
-	int ncpus;	 /* possible CPUs: the per-CPU value count */
-	uint64_t *used;	 /* bitmap of taken slots; slot 0 is always taken */
-	uint64_t *clean; /* free slots known to hold 0 on every CPU */
-	/* tp_fd[i]: tracepoint instance i + 1, or -1 until loaded */
-	int tp_fd[COUNTER_MAX_TP_INSTANCES - 1];
-	/* the kprobe program loaded for multi links, or -1 until loaded */
-	int kmulti_fd, umulti_fd;
-	/*
-	 * kernel ids of every loaded instance, to know our links' programs:
-	 * kprobe, tracepoint, perf_event, the tracepoint copies, then the
-	 * kprobe_multi and uprobe_multi copies
-	 */
-	uint32_t prog_ids[3 + COUNTER_MAX_TP_INSTANCES - 1 + 2];
-	uint32_t ring_id; /* the events ring's map id */
-	/* programs looked at by counter_runs_prog() beyond prog_ids */
-	struct prog_seen {
-		uint32_t id;
-		bool ours;
-	} * seen;
-	size_t nseen, seen_cap;
-};
 
 /* The events maps a pin_dir keeps (with "hits", pinned by pin.c). */
 static const char *const event_pins[] = {"events_ring", "events_on",
@@ -78,48 +45,6 @@ static uint32_t prog_id_of(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-/* Bit @slot of bitmap @words (the used and the clean slots) */
-static void bit_set(uint64_t *words, uint32_t slot, bool on)
-{
-	uint64_t bit = (uint64_t)1 << (slot % BITS_PER_WORD);
-
-	if (on)
-		words[slot / BITS_PER_WORD] |= bit;
-	else
-		words[slot / BITS_PER_WORD] &= ~bit;
-}
-
-static bool bit_test(const uint64_t *words, uint32_t slot)
-{
-	return words[slot / BITS_PER_WORD] >> (slot % BITS_PER_WORD) & 1;
-}
-
-static void slot_set(struct counter *c, uint32_t slot, bool taken)
-{
-	bit_set(c->used, slot, taken);
-}
-
-static bool slot_taken(const struct counter *c, uint32_t slot)
-{
-	return bit_test(c->used, slot);
-}
-
-static void clean_set(struct counter *c, uint32_t slot, bool clean)
-{
-	bit_set(c->clean, slot, clean);
-}
-
-/* Every slot of @n from @first is known to be 0; lock held. */
-static bool range_clean(const struct counter *c, uint32_t first, uint32_t n)
-{
-	uint32_t s;
-
-	for (s = first; s < first + n; s++)
-		if (!bit_test(c->clean, s))
-			return false;
-	return true;
-}
-
 static void counter_free(struct counter *c)
 {
 	pthread_mutex_destroy(&c->lock);
@@ -129,7 +54,14 @@ static void counter_free(struct counter *c)
 	free(c);
 }
 
-static int counter_new(struct counter **out, uint32_t slots)
+/* A row is whole cache lines of u64, so no two CPUs' rows share one. */
+#define SLOTS_PER_LINE 8
+
+/*
+ * A counter of @slots slots, of @stride per CPU row (0: a per-CPU map);
+ * the maps are made or adopted by counter_load().
+ */
+static int counter_new(struct counter **out, uint32_t slots, uint32_t stride)
 {
 	struct counter *c;
 	size_t i;
@@ -145,6 +77,7 @@ static int counter_new(struct counter **out, uint32_t slots)
 		c->tp_fd[i] = -1;
 	c->kmulti_fd = c->umulti_fd = -1;
 	c->slots = slots;
+	c->stride = stride;
 	c->used = calloc((slots + BITS_PER_WORD - 1) / BITS_PER_WORD,
 			 sizeof(uint64_t));
 	/* none known clean: an adopted map holds counts */
@@ -156,7 +89,7 @@ static int counter_new(struct counter **out, uint32_t slots)
 		counter_free(c);
 		return err;
 	}
-	slot_set(c, 0, true); /* cookie 0 means "not counted" */
+	bit_set(c->used, 0, true); /* cookie 0 means "not counted" */
 	*out = c;
 	return 0;
 }
@@ -175,6 +108,28 @@ static int set_event_pins(struct counter_bpf *skel, const char *dir)
 	return err;
 }
 
+/*
+ * Map the hits map (BPF_F_MMAPABLE): hits are read and slots zeroed with
+ * plain loads and stores, no bpf(2) call per slot or per read.
+ */
+static int rows_map(struct counter *c)
+{
+	size_t len = (size_t)c->ncpus * c->stride * sizeof(uint64_t);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(c->skel->maps.hits), 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	c->rows = p;
+	return 0;
+}
+
+/* Entries of the events maps: a row of hits, or a per-CPU map's slots */
+static uint32_t events_slots(const struct counter *c)
+{
+	return c->stride ? c->stride : c->slots;
+}
+
 /* Open and load the skeleton (see counter_load()). */
 static int skel_load(struct counter *c, int reuse_fd, const char *pin_dir)
 {
@@ -183,21 +138,28 @@ static int skel_load(struct counter *c, int reuse_fd, const char *pin_dir)
 	c->skel = counter_bpf__open();
 	if (!c->skel)
 		return errno ? -errno : -ENOMEM;
+	c->skel->rodata->hits_stride = c->stride;
 	if (reuse_fd >= 0)
 		err = bpf_map__reuse_fd(c->skel->maps.hits, reuse_fd);
 	else
-		err = bpf_map__set_max_entries(c->skel->maps.hits, c->slots);
-	/* the events switch and drop counters: one entry per slot too */
+		err = bpf_map__set_max_entries(c->skel->maps.hits,
+					       c->stride * (uint32_t)c->ncpus);
+	/*
+	 * the events switch and drop counters: an entry per slot of a row,
+	 * so that a daemon adopting the maps (slots = a row) finds them alike
+	 */
 	if (!err)
 		err = bpf_map__set_max_entries(c->skel->maps.events_on,
-					       c->slots);
+					       events_slots(c));
 	if (!err)
 		err = bpf_map__set_max_entries(c->skel->maps.events_lost,
-					       c->slots);
+					       events_slots(c));
 	if (!err && pin_dir)
 		err = set_event_pins(c->skel, pin_dir);
 	if (!err)
 		err = counter_bpf__load(c->skel);
+	if (!err && c->stride)
+		err = rows_map(c);
 	if (err) {
 		counter_bpf__destroy(c->skel);
 		c->skel = NULL;
@@ -213,7 +175,7 @@ static void events_all_off(struct counter *c)
 
 	if (!c->skel->bss->events_active)
 		return;
-	for (slot = 0; slot < c->slots; slot++)
+	for (slot = 0; slot < events_slots(c); slot++)
 		bpf_map_update_elem(fd, &slot, &zero, BPF_ANY);
 	c->skel->bss->events_active = 0;
 }
@@ -255,28 +217,62 @@ static int counter_load(struct counter *c, int reuse_fd, const char *pin_dir)
 	return 0;
 }
 
-int counter_open_pinned(struct counter **out, uint32_t slots, int map_fd,
-			const char *pin_dir)
+/*
+ * The slots and the row stride of the hits map @map_fd: a plain
+ * mmapable array of a row per possible CPU, or the per-CPU array of an
+ * earlier version (stride 0). -EINVAL for any other map: the programs
+ * would count into a foreign one.
+ */
+static int hits_map_shape(int map_fd, uint32_t *slots, uint32_t *stride)
 {
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus < 0)
+		return ncpus;
+	if (!bpf_fd_is("bpf-map", map_fd))
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return -errno;
+	if (info.key_size != sizeof(uint32_t) ||
+	    info.value_size != sizeof(uint64_t))
+		return -EINVAL;
+	if (info.type == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		*slots = info.max_entries;
+		*stride = 0;
+		return 0;
+	}
+	if (info.type != BPF_MAP_TYPE_ARRAY ||
+	    !(info.map_flags & BPF_F_MMAPABLE) ||
+	    info.max_entries % (uint32_t)ncpus)
+		return -EINVAL;
+	*slots = *stride = info.max_entries / (uint32_t)ncpus;
+	return 0;
+}
+
+int counter_open_pinned(struct counter **out, uint32_t slots, int map_fd,
+			const char *pin_dir)
+{
 	struct counter *c;
-	int err;
+	uint32_t stride = 0;
+	int err, ncpus;
 
 	if (map_fd >= 0) {
-		if (!bpf_fd_is("bpf-map", map_fd))
-			return -EINVAL;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
-			return -errno;
-		/* Else the programs would count into a foreign map. */
-		if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY ||
-		    info.key_size != sizeof(uint32_t) ||
-		    info.value_size != sizeof(uint64_t))
-			return -EINVAL;
-		slots = info.max_entries;
+		err = hits_map_shape(map_fd, &slots, &stride);
+		if (err)
+			return err;
+	} else {
+		ncpus = libbpf_num_possible_cpus();
+		if (ncpus < 0)
+			return ncpus;
+		if (slots > (UINT32_MAX / (uint32_t)ncpus) / 2)
+			return -E2BIG;
+		stride = (slots + SLOTS_PER_LINE - 1) / SLOTS_PER_LINE *
+			 SLOTS_PER_LINE;
 	}
-	err = counter_new(&c, slots);
+	err = counter_new(&c, slots, stride);
 	if (err)
 		return err;
 	err = counter_load(c, map_fd, pin_dir);
@@ -335,6 +331,9 @@ void counter_close(struct counter *c)
 		close(c->kmulti_fd);
 	if (c->umulti_fd >= 0)
 		close(c->umulti_fd);
+	if (c->rows)
+		munmap(c->rows,
+		       (size_t)c->ncpus * c->stride * sizeof(uint64_t));
 	counter_bpf__destroy(c->skel);
 	counter_free(c);
 }
@@ -452,227 +451,6 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
 	return bpf_program__fd(prog);
 }
 
-/* Zero a slot on every possible CPU, so a reused slot starts at 0. */
-static int slot_zero(struct counter *c, uint32_t slot)
-{
-	uint64_t *zeros = calloc(c->ncpus, sizeof(*zeros));
-	int err;
-
-	if (!zeros)
-		return -ENOMEM;
-	err = bpf_map_update_elem(counter_map_fd(c), &slot, zeros, BPF_ANY);
-	free(zeros);
-	return err < 0 ? err : 0;
-}
-
-/*
- * Zero @n slots from @first with one BPF_MAP_UPDATE_BATCH (a glob's
- * thousand slots were a thousand updates, ~5% of making the link); slot by
- * slot where the kernel has no batch update (before 5.6).
- */
-static int slots_zero(struct counter *c, uint32_t first, uint32_t n)
-{
-	uint32_t *keys = calloc(n, sizeof(*keys)), count = n, i;
-	uint64_t *zeros = calloc((size_t)n * c->ncpus, sizeof(*zeros));
-	int err = keys && zeros ? 0 : -ENOMEM;
-
-	for (i = 0; !err && i < n; i++)
-		keys[i] = first + i;
-	if (!err &&
-	    bpf_map_update_batch(counter_map_fd(c), keys, zeros, &count, NULL))
-		err = 1; /* try slot by slot */
-	free(keys);
-	free(zeros);
-	if (err > 0)
-		for (i = 0, err = 0; !err && i < n; i++)
-			err = slot_zero(c, first + i);
-	return err;
-}
-
-int counter_slot_alloc(struct counter *c)
-{
-	uint32_t word, words = (c->slots + BITS_PER_WORD - 1) / BITS_PER_WORD;
-	uint32_t slot;
-	int err = -ENOSPC;
-
-	pthread_mutex_lock(&c->lock);
-	/* a word at a time: the first free slot of thousands without a scan */
-	for (word = 0; word < words && !~c->used[word]; word++)
-		;
-	slot = word * BITS_PER_WORD +
-	       (word < words ? __builtin_ctzll(~c->used[word]) : 0);
-	if (word < words && slot < c->slots) {
-		err = range_clean(c, slot, 1) ? 0 : slot_zero(c, slot);
-		if (!err) {
-			slot_set(c, slot, true);
-			clean_set(c, slot, false);
-			err = (int)slot;
-		}
-	}
-	pthread_mutex_unlock(&c->lock);
-	return err;
-}
-
-/* The first of @n free slots in a row from @from, or c->slots; lock held. */
-static uint32_t free_run(const struct counter *c, uint32_t from, uint32_t n)
-{
-	uint32_t run = 0, s;
-
-	for (s = from; s < c->slots; s++) {
-		if (!(s % BITS_PER_WORD) && !c->used[s / BITS_PER_WORD] &&
-		    s + BITS_PER_WORD <= c->slots) {
-			run += BITS_PER_WORD; /* a whole free word at once */
-			s += BITS_PER_WORD - 1;
-		} else {
-			run = slot_taken(c, s) ? 0 : run + 1;
-		}
-		if (run >= n)
-			return s + 1 - run;
-	}
-	return c->slots;
-}
-
-int counter_slot_alloc_range(struct counter *c, uint32_t n)
-{
-	uint32_t first, i;
-	int err = 0;
-
-	if (!n || n >= c->slots)
-		return -ENOSPC;
-	pthread_mutex_lock(&c->lock);
-	first = free_run(c, 1, n);
-	if (first >= c->slots)
-		err = -ENOSPC;
-	/* released slots were zeroed then (counter_slots_release()) */
-	if (!err && !range_clean(c, first, n))
-		err = slots_zero(c, first, n);
-	for (i = 0; !err && i < n; i++) {
-		slot_set(c, first + i, true);
-		clean_set(c, first + i, false);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return err ? err : (int)first;
-}
-
-int counter_slot_claim(struct counter *c, uint32_t slot)
-{
-	int err = 0;
-
-	if (!slot || slot >= c->slots)
-		return -EINVAL;
-	pthread_mutex_lock(&c->lock);
-	if (slot_taken(c, slot)) {
-		err = -EBUSY;
-	} else {
-		slot_set(c, slot, true);
-		clean_set(c, slot, false);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return err;
-}
-
-void counter_slot_free(struct counter *c, uint32_t slot)
-{
-	if (!slot || slot >= c->slots)
-		return;
-	pthread_mutex_lock(&c->lock);
-	slot_set(c, slot, false);
-	pthread_mutex_unlock(&c->lock);
-}
-
-void counter_slots_release(struct counter *c, uint32_t first, uint32_t n)
-{
-	bool zeroed;
-	uint32_t i;
-
-	if (!first || first >= c->slots || n > c->slots - first) {
-		for (i = 0; i < n; i++)
-			counter_slot_free(c, first + i);
-		return;
-	}
-	/* outside the lock: taken slots are no one else's meanwhile */
-	zeroed = n && slots_zero(c, first, n) == 0;
-	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < n; i++) {
-		slot_set(c, first + i, false);
-		clean_set(c, first + i, zeroed);
-	}
-	pthread_mutex_unlock(&c->lock);
-}
-
-int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits)
-{
-	uint64_t *vals, sum = 0;
-	int i, err;
-
-	if (slot >= c->slots)
-		return -EINVAL;
-	vals = calloc(c->ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	err = bpf_map_lookup_elem(counter_map_fd(c), &slot, vals);
-	if (!err) {
-		for (i = 0; i < c->ncpus; i++)
-			sum += vals[i];
-		*hits = sum;
-	}
-	free(vals);
-	return err < 0 ? err : 0;
-}
-
-/* One batch of up to @n slots from @first: the number read, or -errno. */
-static int hits_batch(struct counter *c, uint32_t first, uint32_t n,
-		      uint32_t *keys, uint64_t *vals, uint64_t *hits)
-{
-	uint32_t prev = first - 1, next, count = n, i;
-	int err, cpu;
-
-	/* the batch starts after in_batch; slot 0 is the map's first key */
-	err = bpf_map_lookup_batch(counter_map_fd(c), first ? &prev : NULL,
-				   &next, keys, vals, &count, NULL);
-	if (err && err != -ENOENT)
-		return err;
-	for (i = 0; i < count; i++) {
-		if (keys[i] != first + i)
-			return -EIO;
-		hits[i] = 0;
-		for (cpu = 0; cpu < c->ncpus; cpu++)
-			hits[i] += vals[(size_t)i * c->ncpus + cpu];
-	}
-	return count ? (int)count : -EIO;
-}
-
-int counter_hits_range(struct counter *c, uint32_t first, uint32_t n,
-		       uint64_t *hits)
-{
-	uint32_t done = 0, *keys;
-	uint64_t *vals;
-	int got = 0;
-
-	if (first >= c->slots || n > c->slots - first)
-		return -EINVAL;
-	keys = calloc(n ? n : 1, sizeof(*keys));
-	vals = calloc((size_t)(n ? n : 1) * c->ncpus, sizeof(*vals));
-	while (keys && vals && done < n) {
-		got = hits_batch(c, first + done, n - done, keys, vals,
-				 hits + done);
-		if (got < 0)
-			break;
-		done += (uint32_t)got;
-	}
-	free(keys);
-	free(vals);
-	if (!keys || !vals)
-		return -ENOMEM;
-	/* no batch look-up (before 5.6) or a short answer: slot by slot */
-	for (; done < n; done++) {
-		got = counter_hits(c, first + done, &hits[done]);
-		if (got)
-			return got;
-	}
-	return 0;
-}
-
 int counter_map_fd(struct counter *c)
 {
 	return bpf_map__fd(c->skel->maps.hits);
@@ -757,6 +535,7 @@ int counter_events_maps(struct counter *c, struct counter_events *out)
 	out->lost_fd = bpf_map__fd(c->skel->maps.events_lost);
 	out->active = &c->skel->bss->events_active;
 	out->slots = c->slots;
+	out->stride = c->stride;
 	out->ncpus = c->ncpus;
 	if (out->ring_fd < 0 || out->on_fd < 0 || out->lost_fd < 0 ||
 	    out->hits_fd < 0 || out->bss_fd < 0)

@@ -11,14 +11,18 @@
 struct counter;
 
 /**
- * counter_open() - load the built-in programs and their per-CPU hits map
+ * counter_open() - load the built-in programs and their hits map
  * @out: out, the counter
- * @slots: number of counter slots (entries of the BPF_MAP_TYPE_PERCPU_ARRAY)
+ * @slots: number of counter slots
  *
  * Loads one program per program type (kprobe, for kprobes and uprobes;
- * tracepoint; perf_event), all sharing one map. Thread-safe after this.
+ * tracepoint; perf_event), all sharing one map: a BPF_MAP_TYPE_ARRAY
+ * (BPF_F_MMAPABLE) of u64 with a row per possible CPU (@slots rounded
+ * up to whole cache lines; progs/counter_common.h), mapped into the daemon to read it.
+ * Thread-safe after this.
  *
- * Return: 0, or -errno from the kernel (EPERM without CAP_BPF ...).
+ * Return: 0, -E2BIG (@slots times the CPUs past a u32 index), or -errno
+ * from the kernel (EPERM without CAP_BPF ...).
  */
 int counter_open(struct counter **out, uint32_t slots);
 
@@ -29,10 +33,13 @@ int counter_open(struct counter **out, uint32_t slots);
  *          the caller keeps its fd, the counter takes its own reference
  *
  * For adoption with pin_dir: the programs count into the old map, so hits
- * survive a restart. The slot count is the map's max_entries; all slots
- * start free, claim the adopted ones with counter_slot_claim().
+ * survive a restart. The slot count is a row of the map (its max_entries
+ * over the possible CPUs); all slots start free, claim the adopted ones
+ * with counter_slot_claim(). The per-CPU array (BPF_MAP_TYPE_PERCPU_ARRAY,
+ * a slot per entry) that earlier versions made is taken too: the programs
+ * are then loaded for that layout.
  *
- * Return: 0, or -EINVAL (not a per-CPU array of u32 -> u64), or -errno.
+ * Return: 0, or -EINVAL (neither map of u32 -> u64), or -errno.
  */
 int counter_open_reuse(struct counter **out, int map_fd);
 
@@ -129,14 +136,15 @@ void counter_slots_release(struct counter *c, uint32_t first, uint32_t n);
 
 /**
  * counter_hits() - sum a slot over all possible CPUs
- * Return: 0 and *hits, or -errno from BPF_MAP_LOOKUP_ELEM.
+ * Return: 0 and *hits, -EINVAL (no such slot), or -errno from
+ * BPF_MAP_LOOKUP_ELEM (a per-CPU map; the rows are read from memory).
  */
 int counter_hits(struct counter *c, uint32_t slot, uint64_t *hits);
 
 /**
- * counter_hits_range() - counter_hits() of @n slots in a row, with
- * BPF_MAP_LOOKUP_BATCH (one bpf(2) call for many slots instead of one
- * each; per slot when the kernel has no batch look-up)
+ * counter_hits_range() - counter_hits() of @n slots in a row (from the
+ * mapped rows; for a per-CPU map with BPF_MAP_LOOKUP_BATCH, one bpf(2)
+ * call for many slots, per slot when the kernel has no batch look-up)
  * @first: first slot
  * @n: number of slots
  * @hits: out, @n sums over all possible CPUs
@@ -171,6 +179,7 @@ struct counter_events {
 	int lost_fd; /* per-CPU array: slot -> records the ring dropped */
 	volatile uint32_t *active; /* slots switched on (the program's .bss) */
 	uint32_t slots;
+	uint32_t stride; /* slots in a CPU's row of hits; 0: per-CPU map */
 	int ncpus;
 };
 

@@ -200,6 +200,7 @@ static int instance_open(struct counter *c, uint32_t slot, __u32 ret_off,
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->slot = slot;
 	skel->rodata->ret_off = ret_off;
+	skel->rodata->hits_stride = ev.stride;
 	err = bpf_map__reuse_fd(skel->maps.hits, ev.hits_fd);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events_on, ev.on_fd);

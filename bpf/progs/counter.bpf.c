@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The built-in counter: every program adds one to the per-CPU slot named by
- * the link's cookie. Userspace hands out the cookies (counter.c), so a
- * cookie outside the map, or 0, simply counts nowhere.
+ * The built-in counter: every program adds one to the slot named by the
+ * link's cookie, in this CPU's row of the hits map (counter_common.h).
+ * Userspace hands out the cookies (counter.c), so a cookie outside the
+ * map, or 0, simply counts nowhere.
  *
  * While a reader has a link's `events` file open, the daemon switches the
  * slot's recording on (events_on) and the program also writes one record
@@ -15,14 +16,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "counter_common.h"
 #include "events_common.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1); /* set from userspace before load */
-} hits SEC(".maps");
+COUNTER_HITS_MAP(hits);
 
 static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 				   int has_regs)
@@ -41,7 +38,7 @@ static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 /*
  * @has_regs: ctx is a struct pt_regs (kprobe and uprobe programs)
  * @atomic: whether another run of this link's program can come between
- * the load and the store of its per-CPU slot (see the callers)
+ * the load and the store of its slot (see the callers)
  */
 static __always_inline void count(void *ctx, int has_regs, int atomic)
 {
@@ -49,13 +46,13 @@ static __always_inline void count(void *ctx, int has_regs, int atomic)
 	__u32 flags;
 	__u64 *v;
 
-	if (!key)
-		return;
-	v = bpf_map_lookup_elem(&hits, &key);
+	v = counter_slot(&hits, key);
 	if (v && atomic)
 		__sync_fetch_and_add(v, 1);
 	else if (v)
 		*v += 1;
+	if (!v)
+		return;
 	flags = events_flags(key);
 	if (flags)
 		record(ctx, key, flags, has_regs);

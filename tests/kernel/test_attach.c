@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "attach.h"
 #include "check.h"
@@ -544,6 +545,77 @@ static void test_pinned(struct counter *c)
 	unlink(map);
 }
 
+/*
+ * Slot @slot of the hits map @fd summed over its CPU rows, read with
+ * BPF_MAP_LOOKUP_ELEM from the map's size alone (a row per possible CPU,
+ * progs/counter_common.h), not through the counter's own reading.
+ */
+static unsigned long long map_rows_sum(int fd, uint32_t slot)
+{
+	struct bpf_map_info info = {0};
+	uint32_t len = sizeof(info), ncpus = libbpf_num_possible_cpus(), key;
+	unsigned long long sum = 0;
+	uint64_t v;
+	uint32_t cpu;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		key = cpu * (info.max_entries / ncpus) + slot;
+		if (bpf_map_lookup_elem(fd, &key, &v) == 0)
+			sum += v;
+	}
+	return sum;
+}
+
+/*
+ * A per-CPU hits map, as pin_dirs of earlier versions keep it: a counter
+ * adopts it and its programs count there (per CPU value, summed here with
+ * BPF_MAP_LOOKUP_ELEM).
+ */
+static void test_reuse_percpu(unsigned long long off)
+{
+	struct perf_probe p = {.kind = PROBE_UPROBE,
+			       .target = fixture,
+			       .offset = off,
+			       .pid = -1,
+			       .cpu = -1};
+	int ncpus = libbpf_num_possible_cpus(), map, pfd, lfd, i, err;
+	uint64_t *vals = calloc(ncpus > 0 ? ncpus : 1, sizeof(*vals)),
+		 hits = 0, sum = 0;
+	struct bl_error be = {0};
+	struct counter *c2;
+	uint32_t slot = 5;
+
+	map = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, 8, 16, NULL);
+	EXPECT(map >= 0 && vals, "per-CPU map: %d", map);
+	err = map < 0 ? map : counter_open_reuse(&c2, map);
+	EXPECT(err == 0, "counter_open_reuse of a per-CPU map: %d", err);
+	if (!err) {
+		EXPECT(counter_slot_claim(c2, slot) == 0, "claim %u", slot);
+		pfd = perf_probe_open(&p, &be);
+		lfd = perf_link_create(counter_prog_fd(c2, PROBE_UPROBE, 0),
+				       pfd, slot);
+		close(pfd);
+		EXPECT(lfd >= 0, "link on the per-CPU map: %d", lfd);
+		EXPECT(run_fixture(123) == 0, "fixture failed");
+		if (lfd >= 0)
+			close(lfd);
+		EXPECT(bpf_map_lookup_elem(map, &slot, vals) == 0,
+		       "look-up of slot %u", slot);
+		for (i = 0; i < ncpus; i++)
+			sum += vals[i];
+		EXPECT(sum == 123 && counter_hits(c2, slot, &hits) == 0 &&
+			       hits == 123,
+		       "per-CPU map holds %llu, counter_hits %llu, want 123",
+		       (unsigned long long)sum, (unsigned long long)hits);
+		counter_close(c2);
+	}
+	if (map >= 0)
+		close(map);
+	free(vals);
+}
+
 /* A second counter on the first one's map: its programs count there. */
 static void test_reuse(struct counter *c, unsigned long long off)
 {
@@ -556,6 +628,8 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	struct counter *c2;
 	uint64_t hits = 0;
 	struct bl_error be = {0};
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable,
+		    .map_flags = BPF_F_MMAPABLE);
 
 	err = counter_open_reuse(&c2, counter_map_fd(c));
 	EXPECT(err == 0, "counter_open_reuse: %d", err);
@@ -571,6 +645,9 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	EXPECT(run_fixture(321) == 0, "fixture failed");
 	EXPECT(counter_hits(c, slot, &hits) == 0 && hits == 321,
 	       "shared map hits %llu, want 321", (unsigned long long)hits);
+	EXPECT(map_rows_sum(counter_map_fd(c), slot) == 321,
+	       "the map's rows hold %llu, want 321",
+	       (unsigned long long)map_rows_sum(counter_map_fd(c), slot));
 	if (lfd >= 0)
 		close(lfd);
 	counter_close(c2);
@@ -578,6 +655,13 @@ static void test_reuse(struct counter *c, unsigned long long off)
 	bad = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 4, NULL);
 	EXPECT(counter_open_reuse(&c2, bad) == -EINVAL, "array map accepted");
 	close(bad);
+	bad = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8,
+			     (uint32_t)libbpf_num_possible_cpus() * 8 + 1,
+			     &mmapable);
+	EXPECT(bad < 0 || counter_open_reuse(&c2, bad) == -EINVAL,
+	       "rows of a partial CPU accepted");
+	if (bad >= 0)
+		close(bad);
 	EXPECT(counter_open_reuse(&c2, counter_prog_fd(c, PROBE_UPROBE, 0)) ==
 		       -EINVAL,
 	       "program accepted as a map");
@@ -629,6 +713,7 @@ int main(void)
 	test_pinned(c);
 	group_end("prog_open_pinned()");
 	test_reuse(c, off);
+	test_reuse_percpu(off);
 	group_end("a second counter on the first one's map");
 	counter_close(c);
 	test_slots();
