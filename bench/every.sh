@@ -524,7 +524,7 @@ for n in sizes.split():
     # (process start, open, read, write to /dev/null): no implementation
     # of links.json can be faster
     r = pr(n + ".floor", n + ".bpftool")
-    print("floor / bpftool, N=%-12s %6.2fx [%.2f..%.2f]  the goal 0.5 is %s" %
+    print("floor / bpftool, N=%-11s %6.2fx [%.2f..%.2f]  the goal 0.5 is %s" %
           (n, *r, "below the floor: below what cat takes to read the same "
            "bytes from the page cache" if r[0] > 0.5 else
            "above the floor: cat reads the same bytes from the page cache "
