@@ -6,13 +6,18 @@
 #
 # The speed part of issue 14 (every link in view, wildcard multi links),
 # each side by side with its reference in one run, in paired rounds (the
-# two commands alternate, the order flips every round, so a busy host
-# moves both alike), reported as ratios:
+# commands alternate, the order changes every round, so a busy host
+# moves all alike), reported as ratios:
 #
 #  1. `cat MNT/links.json` over N foreign links of mixed types against
 #     `bpftool -j link show` 7.5 (built without the pid iterator here, so
 #     it prints no pids and does less). N = 1,000 and 10,000 (--quick:
-#     1,000). Goal at most 0.5x, moonshot 0.3x.
+#     1,000). Goal at most 0.5x, moonshot 0.3x. A third command in the
+#     same rounds gives the floor: `cat` of a regular file holding the
+#     same bytes as links.json (copied just before, so in the page cache),
+#     the least any implementation can take (process start, open, read);
+#     the report says whether the goal is below it (floor / bpftool above
+#     0.5) and how far links.json is above it (ms).
 #  2. One uprobe_multi link of 1,000 functions by glob through control
 #     (`uprobe:FIXTURE:bench_fn_*`, the write(2) timed) against libbpf's
 #     bpf_program__attach_uprobe_multi() with the same pattern (the call
@@ -169,29 +174,39 @@ fixture() { # fixture N: print the path of a fixture with N bench_fn_*
 	echo "$d/fixture"
 }
 
-# paired KEY_A KEY_B CMD_A CMD_B: R rounds, A and B alternating (order
-# flipped every round), wall time of each run; rows KEY<TAB>seconds...
+# paired KEY_A KEY_B CMD_A CMD_B [KEY_C CMD_C]: R rounds of the two (or
+# three) commands, wall time of each run; the order within a round
+# rotates every round and, with three, flips every three rounds (two:
+# A B, B A, ...; three: ABC BCA CAB CBA ACB BAC), so no command is always
+# first and a busy host moves all alike. Rows KEY<TAB>seconds...
 paired() {
 	"${pin[@]}" python3 - "$runs" "$@" >>"$tsv" <<-'EOF'
 	import subprocess, sys, time
 	r, ka, kb, ca, cb = int(sys.argv[1]), *sys.argv[2:6]
+	keys, cmds = [ka, kb], [ca, cb]
+	if len(sys.argv) > 6:
+	    keys.append(sys.argv[6]); cmds.append(sys.argv[7])
 	# bpftool 7.5's `link show id ID` exits 255 after printing the link
-	# whole (any link type): the reference's status is not checked
+	# whole (any link type): the reference's (B's) status is not checked
 	def run(c):
 	    t = time.perf_counter()
 	    subprocess.run(c, shell=True, stdout=subprocess.DEVNULL,
-	                   check=c == ca)
+	                   check=c != cb)
 	    return time.perf_counter() - t
-	for c in (ca, cb):  # warm-up
+	for c in cmds:  # warm-up
 	    run(c)
-	ta, tb = [], []
+	# rotations (each command in each place once every len(cmds)
+	# rounds), then the same reversed (which one follows which flips)
+	n = len(cmds)
+	orders = [tuple((j + i) % n for j in range(n)) for i in range(n)]
+	if n > 2:
+	    orders += [o[::-1] for o in orders]
+	ts = [[] for _ in cmds]
 	for i in range(r):
-	    if i % 2:
-	        tb.append(run(cb)); ta.append(run(ca))
-	    else:
-	        ta.append(run(ca)); tb.append(run(cb))
-	print(ka + "\t" + " ".join("%.6f" % t for t in ta))
-	print(kb + "\t" + " ".join("%.6f" % t for t in tb))
+	    for j in orders[i % len(orders)]:
+	        ts[j].append(run(cmds[j]))
+	for k, t in zip(keys, ts):
+	    print(k + "\t" + " ".join("%.6f" % x for x in t))
 	EOF
 }
 
@@ -319,9 +334,13 @@ run_json() {
 		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
 	rec "$n.bpftool_total" "$got"
 	rec "$n.json_bytes" "$(wc -c <"$mnt/links.json")"
+	# the floor: cat of a regular file of the same bytes (page cache)
+	cp "$mnt/links.json" "$work/links$n.json"
+	cat "$work/links$n.json" >/dev/null
 	note "N=$n: $runs paired rounds"
 	paired "$n.json" "$n.bpftool" "cat $mnt/links.json" \
-		"LD_LIBRARY_PATH=$bpftool_lib $bpftool75 -j link show"
+		"LD_LIBRARY_PATH=$bpftool_lib $bpftool75 -j link show" \
+		"$n.floor" "cat $work/links$n.json"
 	umount_daemon
 	note "N=$n: releasing the set"
 	t0=$SECONDS
@@ -467,18 +486,20 @@ def verdict(x, goal, op, moon=None):
     return s
 print("bpflinkfs: every link in view (issue 14), kernel %s, %s CPUs, %s" %
       (kernel, ncpu, time.strftime("%Y-%m-%d %H:%M")))
-print("%s paired rounds each (alternating, order flipped every round); "
+print("%s paired rounds each (order rotated/flipped every round); "
       "reference %s" % (runs, "libbpf " + lbv if only == "glob" else btv))
 if only or pin:
     print("only %s%s" % (only or "every part", ", pinned: " + pin if pin else ""))
 print("1-min load average at start..end: %s..%s%s" %
       (l0, l1, "  (busy host: figures are noisy)" if float(l0) > 2 or float(l1) > 2 else ""))
 print()
-print("%-44s %10s %10s %10s" % ("measurement", "median ms", "p25 ms", "p75 ms"))
+print("%-48s %10s %10s %10s" % ("measurement", "median ms", "p25 ms", "p75 ms"))
 rows = []
 for n in sizes.split():
     rows += [(n + ".json", "cat links.json, N=%s" % n),
              (n + ".bpftool", "bpftool -j link show, N=%s" % n)]
+    if n + ".floor" in v:
+        rows += [(n + ".floor", "cat of a regular file of the same bytes, N=%s" % n)]
 if not gskip:
     rows += [("glob.ours", "control glob write, %s functions" % gn),
              ("glob.libbpf", "libbpf attach_uprobe_multi glob, %s" % gn)]
@@ -489,13 +510,29 @@ if "funcs.ours" in v:
              ("funcs.bpftool", "bpftool link show id ID, %s targets" % fn)]
 for k, name in rows:
     a, b = q(k)
-    print("%-44s %10.2f %10.2f %10.2f" % (name, med(k) * 1e3, a * 1e3, b * 1e3))
+    print("%-48s %10.2f %10.2f %10.2f" % (name, med(k) * 1e3, a * 1e3, b * 1e3))
 print()
 print("ratios (median of the per-round ratios, [min..max])")
 for n in sizes.split():
     r = pr(n + ".json", n + ".bpftool")
     print("links.json / bpftool, N=%-6s %6.2fx [%.2f..%.2f]  %s" %
           (n, *r, verdict(r[0], 0.5, "<=", 0.3)))
+for n in sizes.split():
+    if n + ".floor" not in v:
+        continue
+    # the floor: what reading the same bytes from the page cache takes
+    # (process start, open, read, write to /dev/null): no implementation
+    # of links.json can be faster
+    r = pr(n + ".floor", n + ".bpftool")
+    print("floor / bpftool, N=%-11s %6.2fx [%.2f..%.2f]  the goal 0.5 is %s" %
+          (n, *r, "below the floor: below what cat takes to read the same "
+           "bytes from the page cache" if r[0] > 0.5 else
+           "above the floor: cat reads the same bytes from the page cache "
+           "in less"))
+    d = [x - y for x, y in zip(v[n + ".json"], v[n + ".floor"])]
+    print("links.json above the floor, N=%-2s %6.2f ms [%.2f..%.2f] "
+          "(median of the per-round differences)" %
+          (n, st.median(d) * 1e3, min(d) * 1e3, max(d) * 1e3))
 if gskip and not only:
     print("glob creation: SKIPPED: %s" % gskip)
 elif not gskip:
