@@ -19,6 +19,7 @@
 
 #include "counter.h"
 #include "counter_priv.h"
+#include "counter_row.h"
 #include "linkinfo.h"
 #include "log.h"
 #include "counter.skel.h"
@@ -53,9 +54,6 @@ static void counter_free(struct counter *c)
 	free(c->clean);
 	free(c);
 }
-
-/* A row is whole cache lines of u64, so no two CPUs' rows share one. */
-#define SLOTS_PER_LINE 8
 
 /*
  * A counter of @slots slots, of @stride per CPU row (0: a per-CPU map);
@@ -130,6 +128,53 @@ static uint32_t events_slots(const struct counter *c)
 	return c->stride ? c->stride : c->slots;
 }
 
+/*
+ * The programs of the layout in use: for the rows of hits, or for the
+ * per-CPU hits_percpu (stride 0).
+ */
+static struct bpf_program *kprobe_prog(const struct counter *c)
+{
+	return c->stride ? c->skel->progs.counter_kprobe
+			 : c->skel->progs.counter_kprobe_percpu;
+}
+
+static struct bpf_program *tp_prog(const struct counter *c)
+{
+	return c->stride ? c->skel->progs.counter_tp
+			 : c->skel->progs.counter_tp_percpu;
+}
+
+static struct bpf_program *perf_prog(const struct counter *c)
+{
+	return c->stride ? c->skel->progs.counter_perf
+			 : c->skel->progs.counter_perf_percpu;
+}
+
+/*
+ * Load only the programs of the layout in use (counter_common.h), and
+ * make only its hits map: a new one of a row per CPU, or @reuse_fd.
+ */
+static int layout_choose(struct counter *c, int reuse_fd)
+{
+	struct counter_bpf *s = c->skel;
+	struct bpf_map *used = c->stride ? s->maps.hits : s->maps.hits_percpu;
+	struct bpf_map *other = c->stride ? s->maps.hits_percpu : s->maps.hits;
+	struct bpf_program *p;
+	int err;
+
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, p == kprobe_prog(c) ||
+						     p == tp_prog(c) ||
+						     p == perf_prog(c));
+	err = bpf_map__set_autocreate(other, false);
+	if (!err && reuse_fd >= 0)
+		err = bpf_map__reuse_fd(used, reuse_fd);
+	else if (!err)
+		err = bpf_map__set_max_entries(used,
+					       c->stride * (uint32_t)c->ncpus);
+	return err;
+}
+
 /* Open and load the skeleton (see counter_load()). */
 static int skel_load(struct counter *c, int reuse_fd, const char *pin_dir)
 {
@@ -138,12 +183,7 @@ static int skel_load(struct counter *c, int reuse_fd, const char *pin_dir)
 	c->skel = counter_bpf__open();
 	if (!c->skel)
 		return errno ? -errno : -ENOMEM;
-	c->skel->rodata->hits_stride = c->stride;
-	if (reuse_fd >= 0)
-		err = bpf_map__reuse_fd(c->skel->maps.hits, reuse_fd);
-	else
-		err = bpf_map__set_max_entries(c->skel->maps.hits,
-					       c->stride * (uint32_t)c->ncpus);
+	err = layout_choose(c, reuse_fd);
 	/*
 	 * the events switch and drop counters: an entry per slot of a row,
 	 * so that a daemon adopting the maps (slots = a row) finds them alike
@@ -209,11 +249,9 @@ static int counter_load(struct counter *c, int reuse_fd, const char *pin_dir)
 		return err;
 	events_all_off(c);
 	c->ring_id = map_id_of(bpf_map__fd(c->skel->maps.events_ring));
-	c->prog_ids[0] =
-		prog_id_of(bpf_program__fd(c->skel->progs.counter_kprobe));
-	c->prog_ids[1] = prog_id_of(bpf_program__fd(c->skel->progs.counter_tp));
-	c->prog_ids[2] =
-		prog_id_of(bpf_program__fd(c->skel->progs.counter_perf));
+	c->prog_ids[0] = prog_id_of(bpf_program__fd(kprobe_prog(c)));
+	c->prog_ids[1] = prog_id_of(bpf_program__fd(tp_prog(c)));
+	c->prog_ids[2] = prog_id_of(bpf_program__fd(perf_prog(c)));
 	return 0;
 }
 
@@ -246,9 +284,9 @@ static int hits_map_shape(int map_fd, uint32_t *slots, uint32_t *stride)
 	}
 	if (info.type != BPF_MAP_TYPE_ARRAY ||
 	    !(info.map_flags & BPF_F_MMAPABLE) ||
-	    info.max_entries % (uint32_t)ncpus)
+	    info.max_entries != (uint32_t)ncpus * COUNTER_ROW_SLOTS)
 		return -EINVAL;
-	*slots = *stride = info.max_entries / (uint32_t)ncpus;
+	*slots = *stride = COUNTER_ROW_SLOTS;
 	return 0;
 }
 
@@ -267,10 +305,10 @@ int counter_open_pinned(struct counter **out, uint32_t slots, int map_fd,
 		ncpus = libbpf_num_possible_cpus();
 		if (ncpus < 0)
 			return ncpus;
-		if (slots > (UINT32_MAX / (uint32_t)ncpus) / 2)
+		if (slots > COUNTER_ROW_SLOTS ||
+		    (uint32_t)ncpus > UINT32_MAX / COUNTER_ROW_SLOTS)
 			return -E2BIG;
-		stride = (slots + SLOTS_PER_LINE - 1) / SLOTS_PER_LINE *
-			 SLOTS_PER_LINE;
+		stride = COUNTER_ROW_SLOTS;
 	}
 	err = counter_new(&c, slots, stride);
 	if (err)
@@ -345,7 +383,7 @@ void counter_close(struct counter *c)
  */
 static int load_tp_copy(struct counter *c)
 {
-	const struct bpf_program *prog = c->skel->progs.counter_tp;
+	const struct bpf_program *prog = tp_prog(c);
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	const struct bpf_insn *insns = bpf_program__insns(prog);
 	size_t cnt = bpf_program__insn_cnt(prog);
@@ -364,7 +402,7 @@ static int load_tp_copy(struct counter *c)
  */
 static int load_multi_copy(struct counter *c, bool uprobe)
 {
-	const struct bpf_program *prog = c->skel->progs.counter_kprobe;
+	const struct bpf_program *prog = kprobe_prog(c);
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = uprobe ? COUNTER_ATTACH_UPROBE_MULTI
 						   : COUNTER_ATTACH_KPROBE_MULTI);
@@ -431,16 +469,16 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
 	case PROBE_USDT:
-		prog = c->skel->progs.counter_kprobe;
+		prog = kprobe_prog(c);
 		break;
 	case PROBE_TRACEPOINT:
 		if (instance)
 			return tp_instance_fd(c, instance);
-		prog = c->skel->progs.counter_tp;
+		prog = tp_prog(c);
 		break;
 	case PROBE_SOFTWARE:
 	case PROBE_HARDWARE:
-		prog = c->skel->progs.counter_perf;
+		prog = perf_prog(c);
 		break;
 	default:
 		return -EINVAL;
@@ -453,7 +491,8 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
 
 int counter_map_fd(struct counter *c)
 {
-	return bpf_map__fd(c->skel->maps.hits);
+	return bpf_map__fd(c->stride ? c->skel->maps.hits
+				     : c->skel->maps.hits_percpu);
 }
 
 /* Does program @prog_id use the events ring @ring_id? From its map ids. */
@@ -528,14 +567,14 @@ bool counter_runs_prog(struct counter *c, uint32_t prog_id)
 
 int counter_events_maps(struct counter *c, struct counter_events *out)
 {
-	out->hits_fd = bpf_map__fd(c->skel->maps.hits);
+	out->hits_fd = counter_map_fd(c);
+	out->hits_percpu = !c->stride;
 	out->bss_fd = bpf_map__fd(c->skel->maps.bss);
 	out->ring_fd = bpf_map__fd(c->skel->maps.events_ring);
 	out->on_fd = bpf_map__fd(c->skel->maps.events_on);
 	out->lost_fd = bpf_map__fd(c->skel->maps.events_lost);
 	out->active = &c->skel->bss->events_active;
 	out->slots = c->slots;
-	out->stride = c->stride;
 	out->ncpus = c->ncpus;
 	if (out->ring_fd < 0 || out->on_fd < 0 || out->lost_fd < 0 ||
 	    out->hits_fd < 0 || out->bss_fd < 0)

@@ -173,13 +173,14 @@ bool counter_runs_prog(struct counter *c, uint32_t prog_id);
 /* The event maps of the built-in program, for events.c. */
 struct counter_events {
 	int hits_fd; /* the hits map (counter_map_fd()) */
+	/* hits_fd is an earlier version's per-CPU map (counter_common.h) */
+	bool hits_percpu;
 	int bss_fd;  /* the programs' .bss: events_active */
 	int ring_fd; /* BPF_MAP_TYPE_RINGBUF of struct events_record */
 	int on_fd;   /* array: slot -> EVENTS_ON | EVENTS_RETVAL, or 0 */
 	int lost_fd; /* per-CPU array: slot -> records the ring dropped */
 	volatile uint32_t *active; /* slots switched on (the program's .bss) */
 	uint32_t slots;
-	uint32_t stride; /* slots in a CPU's row of hits; 0: per-CPU map */
 	int ncpus;
 };
 

@@ -182,6 +182,34 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 	return -ENOENT;
 }
 
+/* The instance's program: counter_rawtp, or its per-CPU map twin. */
+static struct bpf_program *instance_prog(const struct counter_tracing_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.counter_rawtp)
+		       ? skel->progs.counter_rawtp
+		       : skel->progs.counter_rawtp_percpu;
+}
+
+/*
+ * Only the program for the counter's hits map (progs/counter_common.h),
+ * on that map; the other map is not made.
+ */
+static int instance_layout(struct counter_tracing_bpf *skel,
+			   const struct counter_events *ev)
+{
+	bool percpu = ev->hits_percpu;
+	int err;
+
+	bpf_program__set_autoload(skel->progs.counter_rawtp, !percpu);
+	bpf_program__set_autoload(skel->progs.counter_rawtp_percpu, percpu);
+	err = bpf_map__set_autocreate(
+		percpu ? skel->maps.hits : skel->maps.hits_percpu, false);
+	return err ? err
+		   : bpf_map__reuse_fd(percpu ? skel->maps.hits_percpu
+					      : skel->maps.hits,
+				       ev->hits_fd);
+}
+
 /*
  * counter_rawtp with @slot and @ret_off in .rodata, loaded on the maps of
  * the counter @c (hits, the events maps and .bss: progs/events_common.h).
@@ -200,8 +228,7 @@ static int instance_open(struct counter *c, uint32_t slot, __u32 ret_off,
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->slot = slot;
 	skel->rodata->ret_off = ret_off;
-	skel->rodata->hits_stride = ev.stride;
-	err = bpf_map__reuse_fd(skel->maps.hits, ev.hits_fd);
+	err = instance_layout(skel, &ev);
 	if (!err)
 		err = bpf_map__reuse_fd(skel->maps.events_on, ev.on_fd);
 	if (!err)
@@ -240,7 +267,7 @@ static int tracing_load(const struct counter_tracing_bpf *skel,
 			enum bpf_attach_type type, __u32 btf_id, int obj_fd,
 			char *log, size_t log_len)
 {
-	const struct bpf_program *prog = skel->progs.counter_rawtp;
+	const struct bpf_program *prog = instance_prog(skel);
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
 		    .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = obj_fd > 0 ? obj_fd : 0,
@@ -320,8 +347,8 @@ static int rawtp_link(const struct probe_spec *p,
 			return -ENOENT;
 		}
 	}
-	lfd = bpf_raw_tracepoint_open(
-		p->symbol, bpf_program__fd(skel->progs.counter_rawtp));
+	lfd = bpf_raw_tracepoint_open(p->symbol,
+				      bpf_program__fd(instance_prog(skel)));
 	lfd = lfd < 0 ? -errno : lfd;
 	if (lfd == -ENOENT)
 		set_err(e, p->symbol_col, "no raw tracepoint '%s'", p->symbol);

@@ -20,6 +20,7 @@
 #include "events_common.h"
 
 COUNTER_HITS_MAP(hits);
+COUNTER_HITS_PERCPU_MAP(hits_percpu);
 
 static __always_inline void record(void *ctx, __u32 key, __u32 flags,
 				   int has_regs)
@@ -39,14 +40,17 @@ static __always_inline void record(void *ctx, __u32 key, __u32 flags,
  * @has_regs: ctx is a struct pt_regs (kprobe and uprobe programs)
  * @atomic: whether another run of this link's program can come between
  * the load and the store of its slot (see the callers)
+ * @percpu: count in hits_percpu (counter_common.h)
  */
-static __always_inline void count(void *ctx, int has_regs, int atomic)
+static __always_inline void count(void *ctx, int has_regs, int atomic,
+				  int percpu)
 {
 	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
 	__u32 flags;
 	__u64 *v;
 
-	v = counter_slot(&hits, key);
+	v = percpu ? counter_slot(&hits_percpu, key, 1)
+		   : counter_slot(&hits, key, 0);
 	if (v && atomic)
 		__sync_fetch_and_add(v, 1);
 	else if (v)
@@ -68,7 +72,7 @@ static __always_inline void count(void *ctx, int has_regs, int atomic)
 SEC("kprobe")
 int counter_kprobe(void *ctx)
 {
-	count(ctx, 1, 1);
+	count(ctx, 1, 1, 0);
 	return 0;
 }
 
@@ -85,7 +89,7 @@ int counter_kprobe(void *ctx)
 SEC("tracepoint")
 int counter_tp(void *ctx)
 {
-	count(ctx, 0, 0);
+	count(ctx, 0, 0, 0);
 	return 0;
 }
 
@@ -97,7 +101,29 @@ int counter_tp(void *ctx)
 SEC("perf_event")
 int counter_perf(void *ctx)
 {
-	count(ctx, 0, 1);
+	count(ctx, 0, 1, 0);
+	return 0;
+}
+
+/* The three again, on the per-CPU map of an earlier version's pin_dir. */
+SEC("kprobe")
+int counter_kprobe_percpu(void *ctx)
+{
+	count(ctx, 1, 1, 1);
+	return 0;
+}
+
+SEC("tracepoint")
+int counter_tp_percpu(void *ctx)
+{
+	count(ctx, 0, 0, 1);
+	return 0;
+}
+
+SEC("perf_event")
+int counter_perf_percpu(void *ctx)
+{
+	count(ctx, 0, 1, 1);
 	return 0;
 }
 

@@ -7,9 +7,9 @@
  * before load (bpf/tracing.c). A tracing program is loaded for one target
  * anyway, so this costs nothing more there.
  *
- * Only counter_rawtp is loaded from this object: bpf/tracing.c loads its
- * final instructions again as a BPF_PROG_TYPE_TRACING program for the
- * fentry/fexit target. The code reads its context only at ret_off, a
+ * Only counter_rawtp (or counter_rawtp_percpu) is loaded from this
+ * object: bpf/tracing.c loads its final instructions again as a
+ * BPF_PROG_TYPE_TRACING program for the fentry/fexit target. The code reads its context only at ret_off, a
  * constant of .rodata the verifier sees, so both loads check the one read
  * (or none): a raw tracepoint program may read 12 u64 of its context, a
  * fexit program its arguments and the return value after them.
@@ -26,6 +26,7 @@ const volatile __u32 slot = 0;
 const volatile __u32 ret_off = EVENTS_NO_RET;
 
 COUNTER_HITS_MAP(hits);
+COUNTER_HITS_PERCPU_MAP(hits_percpu);
 
 /*
  * The return value at ret_off. A ctx read must use a constant offset in
@@ -59,15 +60,31 @@ static __always_inline void record(const __u64 *ctx, __u32 key, __u32 flags)
 	bpf_ringbuf_submit(e, 0);
 }
 
-SEC("raw_tp")
-int counter_rawtp(void *ctx)
+static __always_inline void count(void *ctx, int percpu)
 {
 	__u32 key = slot, flags;
 
-	counter_add(&hits, key);
+	if (percpu)
+		counter_add(&hits_percpu, key, 1);
+	else
+		counter_add(&hits, key, 0);
 	flags = events_flags(key);
 	if (flags)
 		record(ctx, key, flags);
+}
+
+SEC("raw_tp")
+int counter_rawtp(void *ctx)
+{
+	count(ctx, 0);
+	return 0;
+}
+
+/* on the per-CPU map of an earlier version's pin_dir (counter_common.h) */
+SEC("raw_tp")
+int counter_rawtp_percpu(void *ctx)
+{
+	count(ctx, 1);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,6 +27,8 @@
 #include "attach.h"
 #include "check.h"
 #include "counter.h"
+#include "parse.h"
+#include "tracing.h"
 
 #define FIXTURE_FN "bpflinkfs_fixture_fn"
 
@@ -569,6 +572,44 @@ static unsigned long long map_rows_sum(int fd, uint32_t slot)
 }
 
 /*
+ * A raw tracepoint instance (tracing.c) of a counter on the per-CPU map
+ * @map counts there: task_rename fires once per prctl(PR_SET_NAME) of any
+ * task, so the slot holds at least our 50 and, on a quiet host, not many
+ * more.
+ */
+static void rawtp_on_percpu(struct counter *c, int map)
+{
+	const char *line = "raw_tracepoint:task_rename";
+	int ncpus = libbpf_num_possible_cpus(), lfd, i;
+	uint64_t *vals = calloc(ncpus > 0 ? ncpus : 1, sizeof(*vals)), sum = 0;
+	struct parsed_cmd cmd;
+	struct bl_error be = {0};
+	uint32_t slot = 6;
+	char name[16];
+
+	EXPECT(vals && parse_line(line, strlen(line), &cmd, &be) == 0,
+	       "parse %s", line);
+	EXPECT(counter_slot_claim(c, slot) == 0, "claim %u", slot);
+	lfd = tracing_link_create(&cmd.probe, c, slot, &be);
+	EXPECT(lfd >= 0, "raw tracepoint on the per-CPU map: %d", lfd);
+	if (lfd < 0 || !vals) {
+		free(vals);
+		return;
+	}
+	prctl(PR_GET_NAME, name);
+	for (i = 0; i < 50; i++)
+		prctl(PR_SET_NAME, name);
+	close(lfd);
+	EXPECT(bpf_map_lookup_elem(map, &slot, vals) == 0, "look-up %u", slot);
+	for (i = 0; i < ncpus; i++)
+		sum += vals[i];
+	EXPECT(sum >= 50 && sum < 1050,
+	       "raw tracepoint slot holds %llu, want 50 and the host's renames",
+	       (unsigned long long)sum);
+	free(vals);
+}
+
+/*
  * A per-CPU hits map, as pin_dirs of earlier versions keep it: a counter
  * adopts it and its programs count there (per CPU value, summed here with
  * BPF_MAP_LOOKUP_ELEM).
@@ -609,6 +650,7 @@ static void test_reuse_percpu(unsigned long long off)
 			       hits == 123,
 		       "per-CPU map holds %llu, counter_hits %llu, want 123",
 		       (unsigned long long)sum, (unsigned long long)hits);
+		rawtp_on_percpu(c2, map);
 		counter_close(c2);
 	}
 	if (map >= 0)
