@@ -58,15 +58,21 @@ echo | tee -a "$out"
 bash "$here/churn_listing.sh" 300 4 | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo | tee -a "$out"
+links_now() { bpftool link show 2>/dev/null | grep -c '^[0-9]'; }
+links_before=$(links_now)
 bash "$here/listing.sh" "${listing_args[@]}" | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-# listing.sh unpins its sets in the background (bpffs "gone-*" directories):
-# the parts after it wait for that, since a link released meanwhile is
-# paid for by whoever holds its last fd, bpftool's listing included (a
-# run that did not wait had bpftool at 375 ms for 1,000 links)
-for _ in $(seq 1800); do
-	compgen -G "/sys/fs/bpf/bpflinkfs-bench/gone-*" >/dev/null || break
-	sleep 1
+# listing.sh unpins its sets in the background (bpffs "gone-*" directories),
+# and the kernel releases the unpinned links later still, in a work queue
+# (~0.1 s a uprobe link, serialised): the parts after it wait until the
+# host has no more links than before the listing, since a link released
+# meanwhile is paid for by whoever holds its last fd, bpftool's listing
+# included (runs that did not wait had bpftool at 375 and 594 ms for 1,000
+# links)
+for _ in $(seq 360); do
+	! compgen -G "/sys/fs/bpf/bpflinkfs-bench/gone-*" >/dev/null &&
+		[ "$(links_now)" -le "$links_before" ] && break
+	sleep 5
 done
 echo | tee -a "$out"
 bash "$here/cost_per_hit.sh" "${cost_args[@]}" | tee -a "$out"

@@ -26,11 +26,13 @@
 #include "can_create.h"
 #include "holders.h"
 #include "counter.h"
+#include "counter_row.h"
 #include "perf_names.h"
 #include "tree.h"
 #include "uprobe_target.h"
 
-#define COUNTER_SLOTS 65536
+/* counter slots: a whole row of the hits map (counter_row.h) */
+#define COUNTER_SLOTS COUNTER_ROW_SLOTS
 
 static void usage(const char *prog)
 {
