@@ -20,6 +20,7 @@
 #include "attached.h"
 #include "daemon.h"
 #include "events.h"
+#include "heap_trim.h"
 #include "log.h"
 #include "owned.h"
 #include "link_ids.h"
@@ -30,6 +31,14 @@
 #include "perf_names.h"
 #include "tree.h"
 #include "uprobe_target.h"
+
+/*
+ * Free heap pages go back to the kernel every 2 s, when 256 KiB or more
+ * are free (heap_trim.c): a burst of reads reuses them, an idle daemon
+ * does not keep them.
+ */
+#define HEAP_TRIM_MS 2000
+#define HEAP_TRIM_MIN_FREE (256 << 10)
 
 /* counter slots: a whole row of the hits map (counter_row.h) */
 #define COUNTER_SLOTS COUNTER_ROW_SLOTS
@@ -306,6 +315,7 @@ static void events_start(struct daemon *d, const char *mountpoint)
 static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		       struct daemon *d)
 {
+	struct heap_trim *trim = NULL;
 	struct fuse_loop_config *cfg;
 	struct fuse_session *se;
 	int err = 1;
@@ -325,6 +335,11 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		goto out_unmount;
 	}
 	events_start(d, o->mountpoint);
+	/* after fuse_daemonize(): a fork keeps no thread */
+	if (heap_trim_start(&trim, HEAP_TRIM_MS, HEAP_TRIM_MIN_FREE))
+		log_msg(LOG_WARNING, "cannot start the heap trimmer: the "
+				     "largest table's pages stay with the "
+				     "daemon");
 	if (o->singlethread) {
 		err = fuse_session_loop(se);
 	} else {
@@ -339,6 +354,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 	}
 	/* blocked events readers return now, not after the reaper */
 	event_hub_stop(d->events);
+	heap_trim_stop(trim);
 out_unmount:
 	fuse_session_unmount(se);
 	reaper_drain(d->owned); /* detach every owned link before exiting */
@@ -421,8 +437,8 @@ int main(int argc, char **argv)
 	 * 24 B a link fd) come from the heap and stay with it when freed, to
 	 * be reused by the next read: from mmap, each read faulted in fresh
 	 * pages, ~800 faults and half of the time of a links.json of 10,000
-	 * links on a paravirtualised VM (bench/README.md). The cost: the
-	 * largest table's pages stay with the daemon.
+	 * links on a paravirtualised VM (bench/README.md). The heap trimmer
+	 * (run_session()) gives them back within HEAP_TRIM_MS of the reads.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
