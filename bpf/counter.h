@@ -13,16 +13,16 @@ struct counter;
 /**
  * counter_open() - load the built-in programs and their hits map
  * @out: out, the counter
- * @slots: number of counter slots
+ * @slots: number of counter slots, at most COUNTER_ROW_SLOTS
  *
  * Loads one program per program type (kprobe, for kprobes and uprobes;
  * tracepoint; perf_event), all sharing one map: a BPF_MAP_TYPE_ARRAY
- * (BPF_F_MMAPABLE) of u64 with a row per possible CPU (@slots rounded
- * up to whole cache lines; progs/counter_common.h), mapped into the daemon to read it.
- * Thread-safe after this.
+ * (BPF_F_MMAPABLE) of u64 with a row of COUNTER_ROW_SLOTS per possible
+ * CPU (counter_row.h), mapped into the daemon to read it. Thread-safe
+ * after this.
  *
- * Return: 0, -E2BIG (@slots times the CPUs past a u32 index), or -errno
- * from the kernel (EPERM without CAP_BPF ...).
+ * Return: 0, -E2BIG (more slots than a row, or the rows past a u32
+ * index), or -errno from the kernel (EPERM without CAP_BPF ...).
  */
 int counter_open(struct counter **out, uint32_t slots);
 

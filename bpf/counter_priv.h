@@ -29,9 +29,9 @@ struct counter {
 	uint32_t slots;
 	int ncpus; /* possible CPUs: the rows of the hits map */
 	/*
-	 * slots in a CPU's row of the hits map (slots, rounded up to whole
-	 * cache lines), or 0 for the per-CPU map of an earlier version's
-	 * pin_dir (counter_common.h)
+	 * slots in a CPU's row of the hits map (COUNTER_ROW_SLOTS), or 0
+	 * for the per-CPU map of an earlier version's pin_dir
+	 * (progs/counter_common.h)
 	 */
 	uint32_t stride;
 	uint64_t *rows;	 /* the hits map, mapped (stride > 0), else NULL */

@@ -27,6 +27,7 @@
 #include "attach.h"
 #include "check.h"
 #include "counter.h"
+#include "counter_row.h"
 #include "parse.h"
 #include "tracing.h"
 
@@ -496,6 +497,8 @@ static void test_slots(void)
 	EXPECT(counter_prog_fd(c, PROBE_TRACEPOINT, 64) == -E2BIG,
 	       "instance 64");
 	counter_close(c);
+	EXPECT(counter_open(&c, COUNTER_ROW_SLOTS + 1) == -E2BIG,
+	       "more slots than a row of the hits map");
 }
 
 static void test_online_cpus(void)
