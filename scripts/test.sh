@@ -144,6 +144,30 @@ if step deps bash scripts/deps.sh &&
 	fi
 fi
 
+# failures BUILD: the name and the last lines of output of every test of
+# BUILD that failed or timed out (meson's testlog.json), so that the tail of
+# the run, which is what CI keeps, says what failed and why.
+failures() {
+	local json=$1/meson-logs/testlog.json
+
+	[ -f "$json" ] || return 0
+	python3 - "$json" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get("result") not in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+        continue
+    print(f"\n== failed: {t['name']} ({t['result']}, exit {t.get('returncode')})")
+    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+    print("\n".join(out[-40:]))
+PY
+}
+
+if [ "$FAILED" -ne 0 ]; then
+	failures "$BUILD"
+	[ "${ASAN:-1}" != 0 ] && failures "$ASAN_BUILD"
+fi
+
 printf '\n== summary\n'
 for s in "${STEPS[@]}"; do
 	printf '  %-6s %s\n' "$s" "${RESULT[$s]:-not run}"
