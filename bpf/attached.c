@@ -17,7 +17,7 @@
 
 #include "attached.h"
 #include "linkcache.h"
-#include "links.h"
+#include "owned.h"
 #include "task_files.h"
 
 /*
@@ -34,9 +34,9 @@ struct cached {
 };
 
 struct attached_set {
-	struct task_files *tf;
-	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
-	struct cached *cache; /* by (pid, fd) */
+	struct task_files *tf; /* the registry's (owned_task_files()) */
+	pthread_mutex_t lock;  /* guards the cache: FUSE is multi-threaded */
+	struct cached *cache;  /* by (pid, fd) */
 	size_t ncache;
 	struct owned *reg; /* its links' perf events are not bare */
 };
@@ -44,19 +44,12 @@ struct attached_set {
 int attached_open(struct attached_set **out, struct owned *reg)
 {
 	struct attached_set *s = calloc(1, sizeof(*s));
-	int err = s ? task_files_open(&s->tf) : -ENOMEM, i, n;
-	__u32 own[TASK_FILES_OWN_MAX];
 
-	if (err) {
-		free(s);
-		return err;
-	}
+	if (!s)
+		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	s->reg = reg;
-	/* the daemon's own iterator links stay out of the tree */
-	n = task_files_own_link_ids(s->tf, own);
-	for (i = 0; i < n; i++)
-		links_hide(own[i]);
+	s->tf = owned_task_files(reg);
 	*out = s;
 	return 0;
 }
@@ -65,7 +58,6 @@ void attached_close(struct attached_set *s)
 {
 	if (!s)
 		return;
-	task_files_close(s->tf);
 	pthread_mutex_destroy(&s->lock);
 	free(s->cache);
 	free(s);

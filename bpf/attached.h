@@ -36,11 +36,12 @@ struct attached_id {
 	__u32 fd;
 };
 
-struct attached_set; /* the task-file source; opaque, one per daemon */
+struct attached_set; /* a cache over the task-file source; opaque */
 struct owned;
 
 /**
- * attached_open() - load what finding them needs (task_files_open())
+ * attached_open() - the set of bare perf events, read with @reg's
+ * task-file iterator (owned_task_files())
  * @out: the new set
  * @reg: the registry (owned.h): its links being removed are not listed
  *       among the links whose perf events are not bare
@@ -48,7 +49,7 @@ struct owned;
  */
 int attached_open(struct attached_set **out, struct owned *reg);
 
-/** attached_close() - unload; NULL is allowed */
+/** attached_close() - free the set (not @reg's iterator); NULL is allowed */
 void attached_close(struct attached_set *s);
 
 /**

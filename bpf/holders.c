@@ -3,64 +3,22 @@
 #include "holders.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 
-#include "links.h"
 #include "task_files.h"
 
-/* opened once (holders_open), read-only afterwards: task_files_read()
- * makes a new iterator fd per call, so threads share the handle */
-static struct task_files *source;
-static pthread_mutex_t source_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The handle's own iterator links stay out of the tree. */
-static int hide_own_links(const struct task_files *tf)
-{
-	__u32 own[TASK_FILES_OWN_MAX];
-	int i, n = task_files_own_link_ids(tf, own), err = 0;
-
-	for (i = 0; !err && i < n; i++)
-		err = links_hide(own[i]);
-	return err;
-}
-
-int holders_open(void)
-{
-	int err = 0;
-
-	pthread_mutex_lock(&source_lock);
-	if (!source) {
-		err = task_files_open(&source);
-		if (!err)
-			err = hide_own_links(source);
-	}
-	pthread_mutex_unlock(&source_lock);
-	return err;
-}
-
-void holders_close(void)
-{
-	pthread_mutex_lock(&source_lock);
-	task_files_close(source);
-	source = NULL;
-	pthread_mutex_unlock(&source_lock);
-}
-
-int holder_index_build(struct holder_index *idx)
+int holder_index_build(struct holder_index *idx, struct task_files *tf)
 {
 	struct link_holder *v = NULL;
-	int n, err = holders_open();
+	int n;
 
 	idx->v = NULL;
 	idx->n = 0;
 	idx->self = getpid();
-	if (err)
-		return err;
-	n = task_files_read_links(source, &v);
+	n = task_files_read_links(tf, &v);
 	if (n < 0)
 		return n;
 	idx->v = v;

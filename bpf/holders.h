@@ -21,19 +21,9 @@ struct holder_index {
 };
 
 /**
- * holders_open() - load the task-file iterator the index is read with,
- * once (later calls return at once); its link is hidden (links_hide()).
- * Called at start; holder_index_build() calls it too.
- * Return: 0, or -ENOMEM.
- */
-int holders_open(void);
-
-/** holders_close() - unload it (at exit) */
-void holders_close(void);
-
-/**
  * holder_index_build() - every process's link fds now
  * @idx: out; free with holder_index_free()
+ * @tf: the task-file iterator to read them with (owned_task_files())
  *
  * Processes and fds that go away meanwhile are skipped. The daemon's own
  * fds are in it like any other process's (it holds the links it made, and
@@ -41,7 +31,7 @@ void holders_close(void);
  *
  * Return: 0, or -ENOMEM, or -errno of task_files_read().
  */
-int holder_index_build(struct holder_index *idx);
+int holder_index_build(struct holder_index *idx, struct task_files *tf);
 
 /** holder_index_free() - free what holder_index_build() made */
 void holder_index_free(struct holder_index *idx);

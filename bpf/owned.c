@@ -17,9 +17,11 @@
 #include <bpf/bpf.h>
 
 #include "counter.h"
+#include "links.h"
 #include "log.h"
 #include "owned.h"
 #include "pin.h"
+#include "task_files.h"
 
 #define REAPER_THREADS 4
 
@@ -59,6 +61,7 @@ struct owned {
 	size_t dying_busy;	    /* queued or being closed */
 	struct counter *counter;    /* the built-in program, its hits map */
 	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
+	struct task_files *tf;	    /* who holds links: owned_task_files() */
 	struct pin_owner as_owner;  /* this registry as pin.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
@@ -73,6 +76,23 @@ struct counter *owned_counter(const struct owned *o)
 bool owned_pinning(const struct owned *o)
 {
 	return o->pin != NULL;
+}
+
+struct task_files *owned_task_files(const struct owned *o)
+{
+	return o->tf;
+}
+
+/* Load the task-file iterator; its own links stay out of the tree. */
+static int open_task_files(struct owned *o)
+{
+	__u32 own[TASK_FILES_OWN_MAX];
+	int i, n, err = task_files_open(&o->tf);
+
+	n = err ? 0 : task_files_own_link_ids(o->tf, own);
+	for (i = 0; !err && i < n; i++)
+		err = links_hide(own[i]);
+	return err;
 }
 
 /* Index of @id in o->links[], or where it would go; lock held. */
@@ -529,6 +549,8 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
 					 .add = owned_add_held_by_pin};
 	err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots, &o->counter)
 		      : counter_open(&o->counter, slots);
+	if (!err)
+		err = open_task_files(o);
 	if (err) {
 		owned_close(o);
 		return err;
@@ -554,6 +576,7 @@ void owned_close(struct owned *o)
 	free(o->links);
 	pin_dir_close(o->pin);
 	counter_close(o->counter);
+	task_files_close(o->tf);
 	pthread_cond_destroy(&o->reaper_idle);
 	pthread_cond_destroy(&o->reaper_wake);
 	pthread_mutex_destroy(&o->lock);

@@ -15,27 +15,32 @@
 #include "parse.h"
 
 struct counter;
+struct task_files;
 
 /*
  * The kernel library's mutable state for one daemon, passed explicitly as
  * the first argument of everything that reads or changes it: the registry
- * of owned links (and its reaper threads), the counter they count in, and
- * with -o pin_dir the pin_dir they are pinned in (pin.c's state). Made by
+ * of owned links (and its reaper threads), the counter they count in, the
+ * task-file iterator that finds who holds links, and with -o pin_dir the
+ * pin_dir they are pinned in (pin.c's state). Made by
  * owned_open() at start-up, freed by owned_close() at exit; the daemon
  * keeps it in its FUSE userdata (fs/daemon.h). Thread-safe.
  */
 struct owned;
 
 /**
- * owned_open() - the registry, with its counter
+ * owned_open() - the registry, with its counter and its task-file iterator
  * @out: out, the handle; NULL on failure
  * @pin_dir: -o pin_dir=DIR, or NULL: the counter is then loaded afresh,
  *           else pin_dir_open() opens it on DIR's hits map (and the
  *           registry pins every link it owns in DIR)
  * @slots: the counter's size (counter_open()), when made afresh
  *
+ * The iterator's own links are hidden from every listing (links_hide()).
+ *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
- * prints a message naming the cause); nothing is left open on failure.
+ * prints a message naming the cause, or -ENOMEM); nothing is left open on
+ * failure.
  */
 int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
 
@@ -53,6 +58,14 @@ struct counter *owned_counter(const struct owned *o);
 
 /** owned_pinning() - true when owned links are pinned (-o pin_dir) */
 bool owned_pinning(const struct owned *o);
+
+/**
+ * owned_task_files() - the task-file iterator (task_files.h) that every
+ * reading of who holds links (holders.h) and of bare perf events
+ * (attached.h) shares, opened by owned_open(); never NULL. Loaded once:
+ * each read makes its own iterator fd, so threads share it.
+ */
+struct task_files *owned_task_files(const struct owned *o);
 
 struct owned_info {
 	__u32 id;

@@ -25,7 +25,6 @@
 #include "owned.h"
 #include "link_ids.h"
 #include "can_create.h"
-#include "holders.h"
 #include "counter.h"
 #include "counter_row.h"
 #include "perf_names.h"
@@ -282,7 +281,6 @@ static int daemon_setup(struct daemon *d)
 	}
 	detect_sw_aliases(owned_counter(d->owned));
 	can_create_detect(); /* loads: at start, not in a reader's open */
-	holders_open();	     /* pids: the task-file iterator */
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
@@ -452,7 +450,6 @@ out:
 	event_hub_free(daemon_state.events);
 	link_ids_close();
 	attached_close(daemon_state.attached);
-	holders_close();
 	owned_close(daemon_state.owned);
 	handoff_free(&daemon_state.handoff);
 	free(o.mountpoint);

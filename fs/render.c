@@ -295,7 +295,7 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	int err;
 
 	if (!idx) {
-		err = holder_index_build(&own);
+		err = holder_index_build(&own, owned_task_files(v->reg));
 		if (err)
 			return err;
 		idx = &own;

@@ -244,7 +244,7 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 	if (!n && lists)
 		n = pin_index_build(&pins);
 	if (!n && lists)
-		n = holder_index_build(&holders);
+		n = holder_index_build(&holders, owned_task_files(reg));
 	if (!n)
 		n = listed_link_ids(reg, &ids);
 	for (i = 0; i < n; i++) {

@@ -96,6 +96,19 @@ check_like_bpftool() {
 	done < <(perf_show "$pid")
 }
 
+# --- one task-file iterator: attached/ and every pids file share it. The
+# daemon's task_file iter links (its /proc/PID/fdinfo) each run a program
+# of their own: none is loaded twice.
+ls "$MNT/attached" >/dev/null
+cat "$MNT"/*/pids >/dev/null 2>&1
+tags=$(for f in /proc/"$BL_DAEMON_PID"/fdinfo/*; do
+	grep -q '^target_name:[[:space:]]*task_file' "$f" 2>/dev/null &&
+		sed -n 's/^prog_tag:[[:space:]]*//p' "$f"
+done | sort)
+assert_true "the daemon holds task_file iter links" [ -n "$tags" ]
+assert_eq "no task_file iterator program loaded twice (tags: $(echo $tags))" \
+	"" "$(uniq -d <<<"$tags")"
+
 # --- bpftrace 0.17: a uprobe and a tracepoint, attached by ioctl
 bpftrace -e "uprobe:$TGT:bpflinkfs_target_a { @a = count(); }
 tracepoint:syscalls:sys_enter_getppid { @t = count(); }" \
