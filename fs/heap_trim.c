@@ -11,25 +11,21 @@
 #include <errno.h>
 #include <malloc.h>
 #include <poll.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "heap_trim.h"
+#include "stop_thread.h"
 
 struct heap_trim {
 	unsigned int period_ms;
 	size_t min_free;
-	int stop_fd; /* eventfd: written once to stop the thread */
-	pthread_t thread;
+	struct stop_thread st;
 };
 
 static void *trim_main(void *arg)
 {
 	struct heap_trim *t = arg;
-	struct pollfd pfd = {.fd = t->stop_fd, .events = POLLIN};
+	struct pollfd pfd = {.fd = t->st.stop_fd, .events = POLLIN};
 	struct mallinfo2 mi;
 
 	while (poll(&pfd, 1, (int)t->period_ms) == 0) {
@@ -50,17 +46,10 @@ int heap_trim_start(struct heap_trim **out, unsigned int period_ms,
 		return -ENOMEM;
 	t->period_ms = period_ms;
 	t->min_free = min_free;
-	t->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (t->stop_fd < 0) {
-		err = -errno;
+	err = stop_thread_start(&t->st, trim_main, t);
+	if (err) {
 		free(t);
 		return err;
-	}
-	err = pthread_create(&t->thread, NULL, trim_main, t);
-	if (err) {
-		close(t->stop_fd);
-		free(t);
-		return -err;
 	}
 	*out = t;
 	return 0;
@@ -68,13 +57,8 @@ int heap_trim_start(struct heap_trim **out, unsigned int period_ms,
 
 void heap_trim_stop(struct heap_trim *t)
 {
-	uint64_t one = 1;
-
 	if (!t)
 		return;
-	if (write(t->stop_fd, &one, sizeof(one)) != sizeof(one))
-		pthread_cancel(t->thread); /* poll() is a cancellation point */
-	pthread_join(t->thread, NULL);
-	close(t->stop_fd);
+	stop_thread_stop(&t->st);
 	free(t);
 }

@@ -18,7 +18,8 @@ struct heap_trim;
  * reuses their pages instead of faulting in new ones; this bounds what
  * that keeps to the time between trims.
  *
- * Return: 0, or -errno of eventfd(2), -ENOMEM, -EAGAIN (no thread).
+ * Return: 0, -ENOMEM, or -errno of stop_thread_start() (no eventfd, no
+ * thread).
  */
 int heap_trim_start(struct heap_trim **out, unsigned int period_ms,
 		    size_t min_free);

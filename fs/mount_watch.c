@@ -11,21 +11,19 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "mount_watch.h"
+#include "stop_thread.h"
 
 struct mount_watch {
 	void (*gone)(void *ctx);
 	void *ctx;
 	int mount_id;
-	int stop_fd; /* eventfd: written once to stop the thread */
-	pthread_t thread;
+	struct stop_thread st;
 };
 
 /* Is mount @id in /proc/self/mountinfo? Its first field is the mount id. */
@@ -101,7 +99,7 @@ static void *watch_main(void *arg)
 	struct mount_watch *w = arg;
 	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	struct pollfd pfd[2] = {{.fd = fd, .events = POLLPRI},
-				{.fd = w->stop_fd, .events = POLLIN}};
+				{.fd = w->st.stop_fd, .events = POLLIN}};
 
 	pthread_setname_np(pthread_self(), "bpflinkfs-umnt");
 	while (fd >= 0 && poll(pfd, 2, -1) >= 0 && !pfd[1].revents) {
@@ -121,7 +119,7 @@ int mount_watch_start(struct mount_watch **out, const char *mountpoint,
 {
 	struct mount_watch *w;
 	char real[PATH_MAX];
-	int id;
+	int id, err;
 
 	if (!realpath(mountpoint, real))
 		return -errno;
@@ -134,12 +132,10 @@ int mount_watch_start(struct mount_watch **out, const char *mountpoint,
 	w->gone = gone;
 	w->ctx = ctx;
 	w->mount_id = id;
-	w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->stop_fd < 0 || pthread_create(&w->thread, NULL, watch_main, w)) {
-		if (w->stop_fd >= 0)
-			close(w->stop_fd);
+	err = stop_thread_start(&w->st, watch_main, w);
+	if (err) {
 		free(w);
-		return -EAGAIN;
+		return err;
 	}
 	*out = w;
 	return 0;
@@ -147,14 +143,8 @@ int mount_watch_start(struct mount_watch **out, const char *mountpoint,
 
 void mount_watch_stop(struct mount_watch *w)
 {
-	uint64_t one = 1;
-
 	if (!w)
 		return;
-	if (write(w->stop_fd, &one, sizeof(one)) == sizeof(one))
-		pthread_join(w->thread, NULL);
-	else
-		pthread_detach(w->thread); /* cannot happen with an eventfd */
-	close(w->stop_fd);
+	stop_thread_stop(&w->st);
 	free(w);
 }

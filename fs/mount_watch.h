@@ -14,7 +14,7 @@ struct mount_watch;
  *              there is the one watched (by its mount id)
  *
  * Return: 0, or -ENOENT (no bpflinkfs mount there), -errno of realpath(),
- * -ENOMEM, -EAGAIN (no thread).
+ * -ENOMEM, or -errno of stop_thread_start() (no eventfd, no thread).
  */
 int mount_watch_start(struct mount_watch **out, const char *mountpoint,
 		      void (*gone)(void *ctx), void *ctx);
