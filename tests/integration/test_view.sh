@@ -391,6 +391,64 @@ while IFS=$'\t' read -r id _; do
 done <"$WORK/made"
 assert_eq "links.json of own links, iterator vs walk" \
 	"$(own_json "$MNT1")" "$(own_json "$MNT2")"
+
+# A link held by a process P, its child Q and a thread of P with an fd
+# table of its own (unshare(CLONE_FILES)): the iterator meets P's fd tables
+# by thread id, P, then Q, then P again, so the records are out of order.
+# pids lists P and Q once each on both mounts, as /proc's fdinfo has them.
+held_by_thread() {
+	local pin=/sys/fs/bpf/bpflinkfs-view-$$ id holder pids want m
+	mkdir -p "$pin" || return 0
+	id=$("$MKLINKS" --pin "$pin" software:cpu-clock:0:11 </dev/null |
+		grep -vx ready | cut -f1)
+	coproc holder { python3 -c '
+import ctypes, os, struct, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(sys.argv[1].encode())
+attr = ctypes.create_string_buffer(struct.pack("QII",
+                                   ctypes.addressof(path), 0, 0), 16)
+fd = libc.syscall(321, 7, attr, 16)  # bpf(BPF_OBJ_GET), x86_64
+if fd < 0:
+    sys.exit("BPF_OBJ_GET: %s" % os.strerror(ctypes.get_errno()))
+r, w = os.pipe()
+q = os.fork()
+if q == 0:
+    os.close(w)
+    os.read(r, 1)
+    os._exit(0)
+ready, stop = threading.Event(), threading.Event()
+def own_table():
+    libc.unshare(0x400)  # CLONE_FILES: a copy of the fd table, the link too
+    ready.set()
+    stop.wait()
+t = threading.Thread(target=own_table)
+t.start()
+ready.wait()
+print("%d %d %d" % (os.getpid(), q, t.native_id), flush=True)
+sys.stdin.read()
+stop.set()
+t.join()
+os.close(w)
+os.waitpid(q, 0)' "$pin/link_$id"; }
+	read -r -u "${holder[0]}" pids
+	assert_true "the holder runs: P Q T = '$pids'" [ -n "$pids" ]
+	want=$(for f in /proc/[0-9]*/task/*/fdinfo/*; do
+		grep -qx "link_id:[[:space:]]*$id" "$f" 2>/dev/null &&
+			echo "${f#/proc/}" | cut -d/ -f1
+	done | sort -n | uniq | grep -vx -e "$PID1" -e "$PID2")
+	assert_eq "link $id: held by P and Q in /proc (P Q T: $pids)" \
+		"$(echo "$pids" | cut -d' ' -f1,2 | tr ' ' '\n' | sort -n)" \
+		"$want"
+	for m in "$MNT1" "$MNT2"; do
+		assert_eq "$m/$id/pids: P and Q once each" "$want" \
+			"$(t cat "$m/$id/pids" | grep -v $'\tbpflinkfs$' | cut -f1)"
+	done
+	eval "exec ${holder[1]}>&-"
+	wait "$holder_PID"
+	rm -rf "$pin"
+}
+held_by_thread
+
 umount "$MNT2" && wait "$PID2"
 rmdir "$MNT2"
 
