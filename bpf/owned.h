@@ -39,8 +39,8 @@ struct owned;
  * The iterator's own links are hidden from every listing (links_hide()).
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
- * prints a message naming the cause, or -ENOMEM); nothing is left open on
- * failure.
+ * prints a message naming the cause, or -ENOMEM of task_files_open(),
+ * -ENOSPC of links_hide()); nothing is left open on failure.
  */
 int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
 
