@@ -17,6 +17,7 @@
 
 #include "attached.h"
 #include "linkcache.h"
+#include "links.h"
 #include "owned.h"
 #include "task_files.h"
 

@@ -55,13 +55,18 @@ static bool mount_present(int fd, int id)
 }
 
 /* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
+static bool is_octal(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
 static void unescape_octal(char *s)
 {
 	char *d = s;
 
 	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] &&
-		    s[3]) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    is_octal(s[2]) && is_octal(s[3])) {
 			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
 				    (s[3] - '0'));
 			s += 3;
