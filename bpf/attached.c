@@ -35,11 +35,12 @@ struct cached {
 };
 
 struct attached_set {
-	struct task_files *tf; /* the registry's (owned_task_files()) */
-	pthread_mutex_t lock;  /* guards the cache: FUSE is multi-threaded */
-	struct cached *cache;  /* by (pid, fd) */
+	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
+	struct cached *cache; /* by (pid, fd) */
 	size_t ncache;
-	struct owned *reg; /* its links' perf events are not bare */
+	/* its links' perf events are not bare; read with its task-file
+	 * iterator (owned_task_files()) */
+	struct owned *reg;
 };
 
 int attached_open(struct attached_set **out, struct owned *reg)
@@ -50,7 +51,6 @@ int attached_open(struct attached_set **out, struct owned *reg)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	s->reg = reg;
-	s->tf = owned_task_files(reg);
 	*out = s;
 	return 0;
 }
@@ -159,7 +159,8 @@ static int keep_bare(struct attached_set *s, struct task_file *v, int n,
 	struct u64_set held = {0}, seen = {0};
 	int i, kept = 0, err;
 
-	err = keyed ? held_keys(s->tf, v, n, &held) : link_progs(s->reg, &held);
+	err = keyed ? held_keys(owned_task_files(s->reg), v, n, &held)
+		    : link_progs(s->reg, &held);
 	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
 	if (!err && !seen.v)
 		err = -ENOMEM;
@@ -182,12 +183,13 @@ static int keep_bare(struct attached_set *s, struct task_file *v, int n,
 /* The bare perf event records now, by (pid, fd) */
 static int bare_records(struct attached_set *s, struct task_file **out)
 {
+	struct task_files *tf = owned_task_files(s->reg);
 	struct task_file *v = NULL;
-	int n = task_files_read(s->tf, &v);
+	int n = task_files_read(tf, &v);
 
 	if (n >= 0)
 		n = keep_bare(s, v, n,
-			      !strcmp(task_files_source(s->tf), "iterator"));
+			      !strcmp(task_files_source(tf), "iterator"));
 	if (n < 0) {
 		free(v);
 		return n;

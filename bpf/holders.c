@@ -2,11 +2,8 @@
 /* Who holds each link (holders.h), from the task-file iterator. */
 #include "holders.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <string.h>
 
 #include "task_files.h"
 

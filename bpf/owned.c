@@ -89,7 +89,9 @@ static int open_task_files(struct owned *o)
 	__u32 own[TASK_FILES_OWN_MAX];
 	int i, n, err = task_files_open(&o->tf);
 
-	n = err ? 0 : task_files_own_link_ids(o->tf, own);
+	if (err)
+		return err;
+	n = task_files_own_link_ids(o->tf, own);
 	for (i = 0; !err && i < n; i++)
 		err = links_hide(own[i]);
 	return err;

@@ -54,12 +54,12 @@ static bool mount_present(int fd, int id)
 	return n < 0 || found;
 }
 
-/* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
 static bool is_octal(char c)
 {
 	return c >= '0' && c <= '7';
 }
 
+/* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
 static void unescape_octal(char *s)
 {
 	char *d = s;

@@ -36,7 +36,6 @@ reads() {
 	done
 	after=$(rss)
 }
-cat "$MNT/links.json" >/dev/null
 for try in 1 2 3; do
 	reads
 	[ $((after - before)) -ge $((bytes / 2048)) ] && break
