@@ -51,18 +51,47 @@ setup_build() {
 	meson setup "$BUILD"
 }
 
+# The busy host (tests/tools/busy_host.sh): while the suites run, processes
+# that are not bpflinkfs hold and churn links whose paths, pins and holder
+# names carry 0xff, newline, tab and backslash bytes, as on a host that other
+# people use. BUSY_HOST=0 runs the suites on a quiet host instead.
+BUSY_PID=
+busy_host_start() {
+	local tools=$1/tests/tools state
+
+	[ "${BUSY_HOST:-1}" != 0 ] || return 0
+	state=$(mktemp -d /tmp/bpflinkfs-busy.XXXXXX)
+	coproc BUSY { exec bash "$ROOT/tests/tools/busy_host.sh" "$tools" \
+		"$state" 2>&1; }
+	if read -r -t 30 line <&"${BUSY[0]}" && [ "$line" = ready ]; then
+		echo "busy host: foreign links held and churning (pid $BUSY_PID)"
+		return 0
+	fi
+	echo "busy host: did not start: ${line:-no answer}" >&2
+	busy_host_stop
+	return 1
+}
+busy_host_stop() {
+	[ -n "$BUSY_PID" ] || return 0
+	kill "$BUSY_PID" 2>/dev/null
+	wait "$BUSY_PID" 2>/dev/null
+	BUSY_PID=
+}
+
 # Run the suites of build dir $1; keep meson's exit status and pick out its
 # summary counts.
 TEST_LOG=$(mktemp)
 ASAN_LOG=$(mktemp)
-trap 'rm -f "$TEST_LOG" "$ASAN_LOG"' EXIT
+trap 'busy_host_stop; rm -f "$TEST_LOG" "$ASAN_LOG"' EXIT
 run_tests() {
 	local rc
 
+	busy_host_start "${1:-$BUILD}" || return 1
 	meson test -C "${1:-$BUILD}" --print-errorlogs --suite unit \
 		--suite kernel --suite vm --suite integration 2>&1 |
 		tee "${2:-$TEST_LOG}"
 	rc=${PIPESTATUS[0]}
+	busy_host_stop
 	return "$rc"
 }
 
@@ -78,12 +107,14 @@ run_asan() {
 			-Db_lundef=false || return 1
 	fi
 	ninja -C "$ASAN_BUILD" || return 1
+	busy_host_start "$ASAN_BUILD" || return 1
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0 \
 		meson test -C "$ASAN_BUILD" --print-errorlogs --suite unit \
 		--suite kernel --suite integration --timeout-multiplier 2 2>&1 |
 		tee "$ASAN_LOG"
 	rc=${PIPESTATUS[0]}
+	busy_host_stop
 	# a C test that only printed a UBSan report still exited 0
 	if grep -qE 'ERROR: AddressSanitizer|LeakSanitizer|runtime error:' \
 		"$ASAN_BUILD/meson-logs/testlog.txt"; then
