@@ -221,8 +221,12 @@ if python3 - "$WORK/bpftool.json" "$WORK/bpftool2.json" "$WORK/links.json" \
 import json, sys
 b1, b2, lj, lt, own = sys.argv[1:]
 types = dict(l.split() for l in open(lt))
-a = {o["id"]: o for o in json.load(open(b1))}
-b = {o["id"]: o for o in json.load(open(b2))}
+def load(path):
+    # bpftool writes other processes' paths and names as raw bytes
+    return json.loads(open(path, "rb").read().decode("utf-8",
+                                                     "surrogateescape"))
+a = {o["id"]: o for o in load(b1)}
+b = {o["id"]: o for o in load(b2)}
 ours = {o["id"]: o for o in json.load(open(lj))}
 own = set(int(x) for x in own.split())
 perf = {"uprobe", "uretprobe", "kprobe", "kretprobe", "tracepoint", "event"}

@@ -109,7 +109,7 @@ EOF
 # The checker: links.json entries against their files; spec files against
 # made.log; listings against the kernel (bpftool before and after).
 cat >"$WORK/check.py" <<'EOF'
-import json, os, subprocess, sys, time
+import codecs, json, os, subprocess, sys, time
 mnt, end, log, err, mode = sys.argv[1], float(sys.argv[2]), sys.argv[3], \
     sys.argv[4], sys.argv[5]
 errs = open(err, "w", buffering=1)
@@ -128,10 +128,15 @@ def made():
             d[int(i)] = spec + "\n"
     return d
 
+# A file holds a name's bytes; links.json writes each byte that is not
+# UTF-8 as the character of the same number (\u00XX): decode files so.
+codecs.register_error("as_u00xx", lambda e: (
+    e.object[e.start:e.end].decode("latin-1"), e.end))
+
 def read(path):
     try:
-        with open(path) as f:
-            return f.read()
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "as_u00xx")
     except FileNotFoundError:
         return None
 
