@@ -137,7 +137,8 @@ else
 fi
 
 # ---- the unpacked daemon mounts ----
-BPFLINKFS=$DAEMON
+BPFLINKFS=$DAEMON # lc_start's daemon
+export BPFLINKFS
 lc_start "$(lc_newmnt)"
 id=$(ctl_create "s:cpu-clock cpu=0"$'\n') || fail "unpacked daemon: create"
 assert_eq "unpacked daemon: bpftool lists the new link" "$id" "$(lc_present "$id")"
@@ -224,8 +225,8 @@ t apt-get install -y -qq -o DPkg::Lock::Timeout=120 "$DEB" </dev/null \
 	{ cat "$WORK/apt.log"; die "apt-get install $(basename "$DEB") failed"; }
 cmp -s /usr/sbin/bpflinkfs "$DAEMON" && ok ||
 	fail "/usr/sbin/bpflinkfs is not the package's daemon"
-wants=$(find /etc/systemd/system -name bpflinkfs.service 2>/dev/null | xargs)
-assert_eq "unit links after install (not enabled)" "" "$wants"
+wants=$(find /etc/systemd/system -name bpflinkfs.service -printf '%p ' 2>/dev/null)
+assert_eq "unit links after install (not enabled)" "" "${wants% }"
 if command -v systemd-analyze >/dev/null; then
 	out=$(timeout 60 systemd-analyze verify --man=no "$UNITDIR/bpflinkfs.service" 2>&1) ||
 		fail "systemd-analyze verify: $out"
@@ -242,11 +243,11 @@ fi
 # pkg_mount WHAT CMD...: CMD mounts MNT: it answers, and its daemon is
 # /usr/sbin/bpflinkfs; then umount, and the daemon exits.
 pkg_mount() {
-	local what=$1 p pid= i
+	local what=$1 p pid='' _
 	shift
 	t "$@" >"$WORK/mount.out" 2>&1 ||
 		fail "$what: exit $? ($(xargs <"$WORK/mount.out"))"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		lc_answers "$MNT" && break
 		sleep 0.1
 	done
@@ -262,7 +263,7 @@ pkg_mount() {
 	echo "$what: served by /usr/sbin/bpflinkfs (pid ${pid:-none})"
 	t umount "$MNT" || fail "$what: umount $MNT failed"
 	[ -z "$pid" ] && return 0
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		lc_gone "$pid" && break
 		sleep 0.1
 	done
