@@ -42,7 +42,8 @@ if [ -f "$BUILD/meson-private/coredata.dat" ]; then
 else
 	quiet "meson setup" meson setup "$BUILD"
 fi
-quiet "the build (ninja -C $BUILD)" ninja -C "$BUILD"
+# the daemon only: the tests and their tools are the test command's
+quiet "the build (ninja -C $BUILD fs/bpflinkfs)" ninja -C "$BUILD" fs/bpflinkfs
 echo "built $BUILD/fs/bpflinkfs"
 DAEMON=$BUILD/fs/bpflinkfs
 [ -x "$DAEMON" ] || die "no $DAEMON after the build"
