@@ -8,10 +8,11 @@
 # (readelf's NEEDED, their owners from dpkg -S); lintian finds no error.
 # The unpacked daemon mounts and makes a link bpftool sees; the unit's
 # commands, expanded as systemd does with the /etc/default file's
-# MOUNTPOINT, mount and unmount. Installed (apt-get install ./DEB; purged
-# at exit), the unit is not enabled, `systemd-analyze verify` accepts it,
-# and `mount -t fuse.bpflinkfs none MNT` and an /etc/fstab line through
-# `mount MNT` run /usr/sbin/bpflinkfs from mount(8)'s PATH.
+# MOUNTPOINT and ARGS, mount there with those arguments and unmount.
+# Installed (apt-get install ./DEB; purged at exit), the unit is not
+# enabled, `systemd-analyze verify` accepts it, and `mount -t
+# fuse.bpflinkfs none MNT` and an /etc/fstab line through `mount MNT` run
+# /usr/sbin/bpflinkfs from mount(8)'s PATH.
 
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib_control.sh"
@@ -68,7 +69,7 @@ VERSION=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
 ARCH=$(dpkg --print-architecture)
 DEB=$WORK/bpflinkfs_${VERSION}_${ARCH}.deb
 start=$SECONDS
-(cd "$WORK/src" && timeout 900 dpkg-buildpackage -b -us -uc) \
+(cd "$WORK/src" && timeout 400 dpkg-buildpackage -b -us -uc) \
 	>"$WORK/build.log" 2>&1 ||
 	{ tail -n 40 "$WORK/build.log"; die "dpkg-buildpackage failed"; }
 echo "dpkg-buildpackage: $((SECONDS - start)) s"
@@ -190,9 +191,12 @@ rmdir "$SMNT" # ExecStartPre makes it
 LC_MNTS+=("$SMNT")
 grep -qxF EnvironmentFile=-/etc/default/bpflinkfs "$R$UNITDIR/bpflinkfs.service" &&
 	ok || fail "the unit does not read /etc/default/bpflinkfs (EnvironmentFile=-)"
-sed "s|^MOUNTPOINT=.*|MOUNTPOINT=$SMNT|" "$R/etc/default/bpflinkfs" >"$WORK/default"
+sed -e "s|^MOUNTPOINT=.*|MOUNTPOINT=$SMNT|" \
+	-e 's|^ARGS=.*|ARGS="-o allow_other"|' "$R/etc/default/bpflinkfs" >"$WORK/default"
 grep -qxF "MOUNTPOINT=$SMNT" "$WORK/default" ||
 	fail "/etc/default/bpflinkfs sets no MOUNTPOINT"
+grep -qxF 'ARGS="-o allow_other"' "$WORK/default" ||
+	fail "/etc/default/bpflinkfs sets no ARGS"
 mapfile -d '' pre < <(unit_cmd ExecStartPre "$WORK/default")
 mapfile -d '' start < <(unit_cmd ExecStart "$WORK/default")
 mapfile -d '' stop < <(unit_cmd ExecStop "$WORK/default")
@@ -207,6 +211,8 @@ for _ in $(seq 100); do
 done
 lc_answers "$SMNT" && ok ||
 	fail "the unit's ExecStart did not mount $SMNT: $(cat "$WORK/unit.log")"
+assert_match "the unit's mount has ARGS' option" "(^|,)allow_other(,|$)" \
+	"$(findmnt -n -o OPTIONS --mountpoint "$SMNT")"
 "${stop[@]}" || fail "the unit's ExecStop failed"
 lc_wait_exit "$BL_DAEMON_PID" 30 && ok ||
 	fail "the unit's daemon still runs 30 s after ExecStop"
