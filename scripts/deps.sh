@@ -1,21 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Install what bpflinkfs needs to build, test and run on Debian 12, and set up
-# the kernel interfaces it uses. Run as root. Safe to run again: it installs
-# only missing packages and mounts only what is not mounted.
+# Install what bpflinkfs needs on Debian 12, and set up the kernel
+# interfaces it uses. Run as root. Safe to run again: it installs only
+# missing packages and mounts only what is not mounted.
 #
-# Exit status: 0, or 1 when a package cannot be installed. A kernel interface
-# that cannot be set up (in a container, say) is a warning only: the daemon
-# and the tests say what they miss.
+#   deps.sh          what building and running need (packages-run.txt):
+#                    the mount command's set-up (scripts/mount.sh)
+#   deps.sh --test   that and the test tools (packages-test.txt): the test
+#                    command's (scripts/test.sh)
+#
+# Exit status: 0, or 1 when a package cannot be installed (2: a bad
+# argument). A kernel interface that cannot be set up (in a container, say)
+# is a warning only: the daemon and the tests say what they miss.
 
 set -euo pipefail
 
-PACKAGES=(build-essential pkg-config meson ninja-build clang llvm lld
-	libfuse3-dev fuse3 libbpf-dev libelf-dev bpftool binutils python3 gcc
-	qemu-system-x86 busybox-static rust-coreutils rsync strace perl
-	bpftrace jq systemtap-sdt-dev prometheus prometheus-node-exporter
-	binutils-dev)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LISTS=("$HERE/packages-run.txt")
+case ${1:-} in
+"") ;;
+--test) LISTS+=("$HERE/packages-test.txt") ;;
+*)
+	echo "usage: $0 [--test]" >&2
+	exit 2
+	;;
+esac
+
+# The package names of the lists: one or more a line, # starts a comment.
+PACKAGES=()
+for list in "${LISTS[@]}"; do
+	[ -r "$list" ] || { echo "deps: cannot read $list" >&2; exit 1; }
+	read -r -d '' -a words < <(sed 's/#.*//' "$list"; printf '\0') || true
+	PACKAGES+=("${words[@]}")
+done
 
 say() { printf 'deps: %s\n' "$*"; }
 warn() { printf 'deps: warning: %s\n' "$*" >&2; }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build bpflinkfs and mount it: ./scripts/mount.sh [MOUNTPOINT]
-# (default /mnt/bpflinkfs). Run as root. Installs missing packages first
-# (scripts/deps.sh). If bpflinkfs is already mounted there, says so and exits
+# (default /mnt/bpflinkfs). Run as root. First installs what building and
+# running need and is missing (scripts/deps.sh, the list packages-run.txt;
+# no test tools). If bpflinkfs is already mounted there, says so and exits
 # 0; a stale mount of a daemon that died is lazily unmounted first.
 
 set -euo pipefail
@@ -41,7 +42,8 @@ if [ -f "$BUILD/meson-private/coredata.dat" ]; then
 else
 	quiet "meson setup" meson setup "$BUILD"
 fi
-quiet "the build (ninja -C $BUILD)" ninja -C "$BUILD"
+# the daemon only: the tests and their tools are the test command's
+quiet "the build (ninja -C $BUILD fs/bpflinkfs)" ninja -C "$BUILD" fs/bpflinkfs
 echo "built $BUILD/fs/bpflinkfs"
 DAEMON=$BUILD/fs/bpflinkfs
 [ -x "$DAEMON" ] || die "no $DAEMON after the build"

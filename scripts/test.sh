@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build bpflinkfs and run every test: ./scripts/test.sh (as root; without root
-# the tests that need it are skipped). Steps: scripts/deps.sh, meson setup
+# the tests that need it are skipped). Steps: scripts/deps.sh --test (what
+# building, running and the tests need), meson setup
 # (first time only), ninja, the meson suites unit, kernel, vm and
 # integration, then unit, kernel and integration on a sanitizer build
 # (build-asan: ASan + UBSan; a sanitizer report in a test or in the
@@ -151,7 +152,7 @@ run_fuzz() {
 }
 FUZZ_SKIPPED=0
 
-if step deps bash scripts/deps.sh &&
+if step deps bash scripts/deps.sh --test &&
 	step setup setup_build &&
 	step build ninja -C "$BUILD"; then
 	step tests run_tests
