@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* bpflinkfs: BPF perf-event links as a file system. */
+/* bpflinkfs: the BPF links of the host as a file system. */
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
