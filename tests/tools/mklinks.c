@@ -118,7 +118,7 @@ struct spec {
 	uint64_t offsets[MULTI_MAX], ref_ctrs[MULTI_MAX], mcookies[MULTI_MAX];
 	unsigned long kaddrs[MULTI_MAX]; /* kprobe_multi: from kallsyms */
 	uint32_t cnt;
-	uint32_t pid; /* --pid */
+	uint32_t pid;	  /* --pid */
 	const char *prog; /* --prog: the pinned program to run, or NULL */
 };
 
