@@ -368,6 +368,32 @@ out_destroy:
 	return err ? 1 : 0;
 }
 
+/*
+ * The FUSE session, not mounted yet. FUSE checks its options here: a bad
+ * one fails the start before anything is made (a pin_dir).
+ */
+static struct fuse_session *session_new(struct fuse_args *args,
+					struct daemon *d)
+{
+	fuse_opt_add_arg(args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
+	if (d->allow_other)
+		fuse_opt_add_arg(args, "-odefault_permissions");
+	return fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
+}
+
+/* Free what the daemon's state holds (after run_session(), or instead). */
+static void daemon_free(struct daemon *d)
+{
+	if (d->se)
+		fuse_session_destroy(d->se);
+	event_hub_free(d->events);
+	link_ids_close();
+	attached_close(d->attached);
+	owned_close(d->owned);
+	handoff_free(&d->handoff);
+	free(d->pin_dir);
+}
+
 /* -h, -V, or no mountpoint: say so; the exit status */
 static int info_exit(const struct fuse_cmdline_opts *o)
 {
@@ -428,12 +454,7 @@ int main(int argc, char **argv)
 	}
 	log_set_foreground(o.foreground);
 	uprobe_exclude_dir(o.mountpoint);
-	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
-	if (daemon_state.allow_other)
-		fuse_opt_add_arg(&args, "-odefault_permissions");
-	/* FUSE checks its options here, before a pin_dir is made */
-	daemon_state.se = fuse_session_new(&args, &tree_ops, sizeof(tree_ops),
-					   &daemon_state);
+	daemon_state.se = session_new(&args, &daemon_state);
 	if (!daemon_state.se || daemon_setup(&daemon_state)) {
 		ret = 1;
 		goto out;
@@ -452,15 +473,8 @@ int main(int argc, char **argv)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
 	ret = run_session(&o, &daemon_state);
 out:
-	if (daemon_state.se)
-		fuse_session_destroy(daemon_state.se);
-	event_hub_free(daemon_state.events);
-	link_ids_close();
-	attached_close(daemon_state.attached);
-	owned_close(daemon_state.owned);
-	handoff_free(&daemon_state.handoff);
+	daemon_free(&daemon_state);
 	free(o.mountpoint);
-	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }
