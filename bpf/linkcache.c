@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "linkcache.h"
+#include "prog_names.h"
 #include "taskfd.h"
 
 #define LINK_TYPE_UNSPEC 0   /* BPF_LINK_TYPE_UNSPEC: no link has it */
@@ -20,7 +21,7 @@ struct cached_link {
 	__u32 known, attach_type, target_obj_id, target_btf_id;
 	__u32 count, flags, pid;
 	__u64 addr, cookie, ref_ctr_offset, config;
-	char prog_name[16]; /* BPF_OBJ_NAME_LEN */
+	char prog_name[16]; /* BPF_OBJ_NAME_LEN: the kernel's name */
 	bool prog_name_known;
 	char name[]; /* flexible: exactly its length */
 };
@@ -253,8 +254,9 @@ int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)
 		err = 0;
 	}
 	pthread_rwlock_unlock(&lock);
+	/* the kernel's name is kept here; one it cut short, whole there */
 	if (!err)
-		return 0;
+		return prog_full_name(prog_id, buf, buf, len);
 	err = prog_name_read(prog_id, buf, len);
 	if (err)
 		return err;

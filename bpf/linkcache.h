@@ -25,7 +25,8 @@
 int linkcache_get(__u32 id, struct link_fields *f, bool verify);
 
 /**
- * linkcache_prog_name() - bpf_prog_info.name of the link's program
+ * linkcache_prog_name() - the name of the link's program, whole
+ * (prog_name_read())
  * Return: 0, or -ENOENT / -errno.
  */
 int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);

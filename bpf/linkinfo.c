@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "linkinfo.h"
 #include "btf_names.h"
+#include "prog_names.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -404,7 +405,7 @@ int prog_name_read(__u32 prog_id, char *buf, size_t len)
 	int err = prog_info_read(prog_id, &info);
 
 	if (!err)
-		snprintf(buf, len, "%s", info.name);
+		err = prog_full_name(prog_id, info.name, buf, len);
 	return err;
 }
 

@@ -301,7 +301,8 @@ struct bpf_prog_info;
 int prog_info_read(__u32 prog_id, struct bpf_prog_info *info);
 
 /**
- * prog_name_read() - bpf_prog_info.name of a program id
+ * prog_name_read() - the name of a program id, whole (prog_full_name():
+ * bpf_prog_info.name, or its BTF's when the kernel's was cut to 15 bytes)
  * Return: 0, -ENOENT (program gone), or -errno.
  */
 int prog_name_read(__u32 prog_id, char *buf, size_t len);

@@ -554,11 +554,18 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
 	if (!err)
 		err = open_task_files(o);
 	if (err) {
+		owned_start_failed(o);
 		owned_close(o);
 		return err;
 	}
 	*out = o;
 	return 0;
+}
+
+void owned_start_failed(struct owned *o)
+{
+	if (o)
+		pin_dir_undo(o->pin);
 }
 
 void owned_close(struct owned *o)

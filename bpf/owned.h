@@ -51,6 +51,13 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
 void owned_close(struct owned *o);
 
 /**
+ * owned_start_failed() - the daemon will not serve: undo what owned_open()
+ * made in the pin_dir (pin_dir_undo()), so a failed start leaves it as it
+ * was; nothing without a pin_dir. Before owned_close(); NULL is ignored.
+ */
+void owned_start_failed(struct owned *o);
+
+/**
  * owned_counter() - the counter owned links count in (the built-in
  * program and its hits map), opened by owned_open(); never NULL
  */

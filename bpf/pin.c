@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "pin_dir.h"
 
 #define META_ENTRIES 65536
+#define MAP_PINS_MAX 16 /* hits, meta and the counter's events maps */
 
 /* The value of DIR/meta; its layout is the pin_dir's on-disk format. */
 struct pin_meta {
@@ -74,7 +76,57 @@ struct pin_dir {
 	bool need_repair;
 	/* the counter opened on DIR/hits, pinned again by repair() */
 	struct counter *counter;
+	/* what pin_dir_undo() leaves: the length of DIR's path that was
+	 * there, the maps' pins that were in DIR */
+	size_t kept;
+	unsigned int nhad;
+	char had[MAP_PINS_MAX][NAME_MAX + 1];
 };
+
+/* A pin of the maps in DIR (not a link's) */
+static bool map_pin_name(const char *name)
+{
+	return !strcmp(name, "hits") || !strcmp(name, "meta") ||
+	       counter_is_pin_name(name);
+}
+
+/*
+ * The names of DIR's map pins, at most @max in @names; the count. Read
+ * whole before anything is removed (readdir while unlinking may skip).
+ */
+static unsigned int map_pins(const struct pin_dir *pd,
+			     char (*names)[NAME_MAX + 1], unsigned int max)
+{
+	DIR *d = opendir(pd->root);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	while (d && n < max && (e = readdir(d)))
+		if (map_pin_name(e->d_name))
+			snprintf(names[n++], NAME_MAX + 1, "%s", e->d_name);
+	if (d)
+		closedir(d);
+	return n;
+}
+
+void pin_dir_undo(struct pin_dir *pd)
+{
+	char names[MAP_PINS_MAX][NAME_MAX + 1], path[PATH_MAX];
+	unsigned int n, i, j;
+
+	if (!pd)
+		return;
+	n = map_pins(pd, names, MAP_PINS_MAX);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < pd->nhad && strcmp(pd->had[j], names[i]); j++)
+			;
+		if (j < pd->nhad)
+			continue; /* there before this daemon */
+		snprintf(path, sizeof(path), "%s/%s", pd->root, names[i]);
+		unlink(path);
+	}
+	pin_dir_unmake(pd->root, pd->kept);
+}
 
 /* Open DIR/NAME, or make it with @make and pin it there. */
 static int map_open_or_make(const struct pin_dir *pd, const char *name,
@@ -194,15 +246,17 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root), msg,
 				sizeof(msg));
 	if (!err)
-		err = pin_dir_take(pd->root, msg, sizeof(msg));
+		err = pin_dir_take(pd->root, &pd->kept, msg, sizeof(msg));
 	if (err < 0) {
 		fprintf(stderr, "bpflinkfs: %s\n", msg);
 		pin_dir_close(pd);
 		return err;
 	}
 	dir_adopt_fd(pd, err);
+	pd->nhad = map_pins(pd, pd->had, MAP_PINS_MAX);
 	err = maps_open(pd, slots, counter);
 	if (err) {
+		pin_dir_undo(pd);
 		pin_dir_close(pd);
 		return err;
 	}
@@ -355,10 +409,11 @@ static int repin(const struct pin_dir *pd, const char *name, int fd)
 static int repair(struct pin_dir *pd, char *msg, size_t mlen)
 {
 	char why[PATH_MAX + 256];
+	size_t kept;
 	int fd, err;
 
 	if (!dir_same(pd)) {
-		fd = pin_dir_take(pd->root, why, sizeof(why));
+		fd = pin_dir_take(pd->root, &kept, why, sizeof(why));
 		if (fd < 0) {
 			snprintf(msg, mlen,
 				 "pin_dir was removed while mounted "

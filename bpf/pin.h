@@ -66,6 +66,15 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 
 /** pin_dir_close() - close what pin_dir_open() opened (not the counter);
  * the pins stay. NULL is ignored. */
+
+/**
+ * pin_dir_undo() - a start that failed: remove the map pins (hits, meta,
+ * the events maps) and the directories that pin_dir_open() made, so that
+ * DIR is as it was before (gone if it was not there; what it held before,
+ * adopted links included, stays). Call before pin_dir_close(), before any
+ * link was made. NULL is ignored.
+ */
+void pin_dir_undo(struct pin_dir *pd);
 void pin_dir_close(struct pin_dir *pd);
 
 /**

@@ -118,8 +118,93 @@ static int dot_refused(const char *dir, char *msg, size_t mlen)
 }
 
 /*
- * Walk @dir from the root: every existing part a directory, the nearest
- * existing one in bpffs, no part that bpffs refuses. *@exists: all of it.
+ * May only root change what @at (the pin_dir, @last, or one of its
+ * parents) holds? Whoever can write the pin_dir can unpin root's links;
+ * whoever can write a parent can put a directory of their own in its
+ * place, unless the parent is sticky (then only root may rename or remove
+ * root's entries, as in /sys/fs/bpf, often 1777). A symbolic link on the
+ * way must be root's too: its owner could point it elsewhere. As sshd's
+ * StrictModes, the owner must be root.
+ */
+static int trust_check(const char *dir, const char *at, const struct stat *st,
+		       bool last, char *msg, size_t mlen)
+{
+	bool loose = (st->st_mode & (S_IWGRP | S_IWOTH)) &&
+		     (last || !(st->st_mode & S_ISVTX));
+	const char *what = last ? "" : "its parent ";
+	const char *harm = last ? "unpin root's links"
+				: "put a pin_dir of their own in its place";
+
+	if (st->st_uid != 0) {
+		snprintf(msg, mlen,
+			 "pin_dir %s: %s%s is owned by uid %u, not root: its "
+			 "owner could %s; chown root %s, or choose another "
+			 "pin_dir",
+			 dir, what, at, (unsigned int)st->st_uid, harm, at);
+		return -EPERM;
+	}
+	if (S_ISDIR(st->st_mode) && loose) {
+		snprintf(msg, mlen,
+			 "pin_dir %s: %s%s can be written by group or others "
+			 "(mode %04o%s): they could %s; chmod go-w%s %s, or "
+			 "choose another pin_dir",
+			 dir, what, at, (unsigned int)(st->st_mode & 07777),
+			 last ? "" : ", not sticky", harm,
+			 last ? "" : " (or +t)", at);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* trust_check() of a path part, and of the symbolic link it may be */
+static int part_trusted(const char *dir, const char *at, const struct stat *st,
+			bool last, char *msg, size_t mlen)
+{
+	struct stat lst;
+
+	if (lstat(at, &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid != 0) {
+		snprintf(msg, mlen,
+			 "pin_dir %s: %s is a symbolic link owned by uid %u, "
+			 "not root: its owner could point it elsewhere; give "
+			 "the path without it",
+			 dir, at, (unsigned int)lst.st_uid);
+		return -EPERM;
+	}
+	return trust_check(dir, at, st, last, msg, mlen);
+}
+
+/*
+ * The same walk once DIR is open as @fd: DIR itself by its fd (what is
+ * locked is what was checked), its parents by path, top down (a parent
+ * found safe can only be changed by root).
+ */
+static int trust_walk(const char *dir, int fd, char *msg, size_t mlen)
+{
+	char path[PATH_MAX];
+	const char *end = dir;
+	struct stat st;
+	int err = 0;
+
+	while (!err && *end) {
+		end = strchrnul(end + 1, '/');
+		snprintf(path, sizeof(path), "%.*s", (int)(end - dir), dir);
+		if (*end && stat(path, &st))
+			err = -errno;
+		else if (!*end && fstat(fd, &st))
+			err = -errno;
+		if (err)
+			snprintf(msg, mlen, "pin_dir %s: %s: %s", dir, path,
+				 strerror(-err));
+		else
+			err = part_trusted(dir, path, &st, !*end, msg, mlen);
+	}
+	return err;
+}
+
+/*
+ * Walk @dir from the root: every existing part a directory that only root
+ * may change, the nearest existing one in bpffs, no part that bpffs
+ * refuses. *@exists: all of it.
  */
 static int path_check(const char *dir, bool *exists, char *msg, size_t mlen)
 {
@@ -140,6 +225,8 @@ static int path_check(const char *dir, bool *exists, char *msg, size_t mlen)
 		if (stat(path, &st) == 0) {
 			if (!S_ISDIR(st.st_mode))
 				return not_dir(dir, path, msg, mlen);
+			if (part_trusted(dir, path, &st, !*end, msg, mlen))
+				return -EPERM;
 			snprintf(base, sizeof(base), "%s", path);
 			dot = false;
 		} else if (errno == ENOENT || (errno == EPERM && dot)) {
@@ -161,53 +248,85 @@ static int path_check(const char *dir, bool *exists, char *msg, size_t mlen)
 	return dot ? dot_refused(dir, msg, mlen) : 0;
 }
 
-static int mkdir_p(const char *dir)
+/*
+ * Make what is missing of @dir; *@kept: the length of the part that was
+ * there (all of it when nothing was made), for pin_dir_unmake().
+ */
+static int mkdir_p(const char *dir, size_t *kept)
 {
-	char path[PATH_MAX], *p;
+	size_t len = strlen(dir), at = 0, parent;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s", dir);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
+	*kept = len;
+	while (at < len) {
+		parent = at;
+		at += 1 + strcspn(dir + at + 1, "/");
+		snprintf(path, sizeof(path), "%.*s", (int)at, dir);
+		if (mkdir(path, 0700) == 0) {
+			if (*kept == len)
+				*kept = parent;
+		} else if (errno != EEXIST) {
 			return -errno;
-		*p = '/';
+		}
 	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
 	return 0;
 }
 
-int pin_dir_take(const char *dir, char *msg, size_t mlen)
+void pin_dir_unmake(const char *dir, size_t kept)
+{
+	char path[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	while (strlen(path) > kept && rmdir(path) == 0 &&
+	       (slash = strrchr(path, '/')) && slash != path)
+		*slash = '\0';
+}
+
+/* Lock @fd for this daemon: -EBUSY when another one has it. */
+static int lock_take(const char *dir, int fd, char *msg, size_t mlen)
+{
+	int err;
+
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (err == -EBUSY)
+		snprintf(msg, mlen,
+			 "pin_dir %s is in use by another bpflinkfs: stop "
+			 "it, or choose another pin_dir",
+			 dir);
+	else
+		snprintf(msg, mlen, "pin_dir %s: cannot lock it: %s", dir,
+			 strerror(-err));
+	return err;
+}
+
+int pin_dir_take(const char *dir, size_t *kept, char *msg, size_t mlen)
 {
 	bool exists;
-	int err = path_check(dir, &exists, msg, mlen), fd;
+	int err = path_check(dir, &exists, msg, mlen), fd = -1;
 
-	if (!err && !exists && (err = mkdir_p(dir)))
+	*kept = strlen(dir);
+	if (!err && !exists && (err = mkdir_p(dir, kept)))
 		snprintf(msg, mlen, "pin_dir %s: cannot make it: %s", dir,
 			 strerror(-err));
-	if (err)
-		return err;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(msg, mlen, "pin_dir %s: %s", dir, strerror(-err));
-		return err;
+	if (!err) {
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = fd < 0 ? -errno : 0;
+		if (err)
+			snprintf(msg, mlen, "pin_dir %s: %s", dir,
+				 strerror(-err));
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		if (err == -EBUSY)
-			snprintf(msg, mlen,
-				 "pin_dir %s is in use by another "
-				 "bpflinkfs: stop it, or choose "
-				 "another pin_dir",
-				 dir);
-		else
-			snprintf(msg, mlen, "pin_dir %s: cannot lock it: %s",
-				 dir, strerror(-err));
+	/* again on what was opened: a part made meanwhile by someone else */
+	if (!err)
+		err = trust_walk(dir, fd, msg, mlen);
+	if (!err)
+		err = lock_take(dir, fd, msg, mlen);
+	if (!err)
+		return fd;
+	if (fd >= 0)
 		close(fd);
-		return err;
-	}
-	return fd;
+	pin_dir_unmake(dir, *kept);
+	*kept = strlen(dir);
+	return err;
 }

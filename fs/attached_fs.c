@@ -17,6 +17,7 @@
 #include "fmt.h"
 #include "linkinfo.h"
 #include "perf_names.h"
+#include "prog_names.h"
 
 #define PID_SHIFT 40
 #define FD_SHIFT 8
@@ -97,13 +98,16 @@ static int r_prog_id(const struct attached_probe *p, bool sees, char *b,
 static int r_prog_name(const struct attached_probe *p, bool sees, char *b,
 		       size_t l)
 {
-	char name[64];
+	char name[PROG_NAME_MAX];
 	int err = 0;
 
-	/* the iterator's copy saves three syscalls per entry */
+	/* the iterator's copy saves three syscalls per entry; one cut to 15
+	 * bytes is made whole from the program's BTF */
 	if (p->prog_name[0])
-		return fmt_line(b, l, p->prog_name);
-	err = prog_name_read(p->f.prog_id, name, sizeof(name));
+		err = prog_full_name(p->f.prog_id, p->prog_name, name,
+				     sizeof(name));
+	else
+		err = prog_name_read(p->f.prog_id, name, sizeof(name));
 
 	return err ? err : fmt_line(b, l, name);
 }

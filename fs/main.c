@@ -53,7 +53,8 @@ static void usage(const char *prog)
 	       "    -d                  debug output (implies -f)\n"
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
-	       "    -o pin_dir=DIR      pin owned links in bpffs DIR; a restart adopts them\n"
+	       "    -o pin_dir=DIR      pin owned links in bpffs DIR (root's alone); a\n"
+	       "                        restart adopts them\n"
 	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
 	       "    -o umask=M          mode bits to clear, octal\n"
 	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
@@ -310,18 +311,15 @@ static void events_start(struct daemon *d, const char *mountpoint)
 			strerror(-err));
 }
 
-static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
-		       struct daemon *d)
+/* Mount d->se and serve until unmounted or stopped; the exit status. */
+static int run_session(struct fuse_cmdline_opts *o, struct daemon *d)
 {
+	struct fuse_session *se = d->se;
 	struct heap_trim *trim = NULL;
 	struct fuse_loop_config *cfg;
-	struct fuse_session *se;
-	int err = 1;
+	bool served = false;
+	int err = -1; /* not 1: the loop's SIGHUP is a clean stop */
 
-	se = fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
-	if (!se)
-		return 1;
-	d->se = se;
 	if (fuse_set_signal_handlers(se))
 		goto out_destroy;
 	if (fuse_session_mount(se, o->mountpoint))
@@ -332,6 +330,7 @@ static int run_session(struct fuse_args *args, struct fuse_cmdline_opts *o,
 		log_msg(LOG_ERR, "cannot start the reaper threads");
 		goto out_unmount;
 	}
+	served = true;
 	events_start(d, o->mountpoint);
 	/* after fuse_daemonize(): a fork keeps no thread */
 	if (heap_trim_start(&trim, HEAP_TRIM_MS, HEAP_TRIM_MIN_FREE))
@@ -359,11 +358,41 @@ out_unmount:
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_destroy:
+	/* a start that fails leaves the pin_dir as it found it */
+	if (!served)
+		owned_start_failed(d->owned);
 	fuse_session_destroy(se);
+	d->se = NULL;
 	/* the loop returns the signal that stopped it: a clean stop */
 	if (err == SIGTERM || err == SIGINT || err == SIGHUP)
 		err = 0;
 	return err ? 1 : 0;
+}
+
+/*
+ * The FUSE session, not mounted yet. FUSE checks its options here: a bad
+ * one fails the start before anything is made (a pin_dir).
+ */
+static struct fuse_session *session_new(struct fuse_args *args,
+					struct daemon *d)
+{
+	fuse_opt_add_arg(args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
+	if (d->allow_other)
+		fuse_opt_add_arg(args, "-odefault_permissions");
+	return fuse_session_new(args, &tree_ops, sizeof(tree_ops), d);
+}
+
+/* Free what the daemon's state holds (after run_session(), or instead). */
+static void daemon_free(struct daemon *d)
+{
+	if (d->se)
+		fuse_session_destroy(d->se);
+	event_hub_free(d->events);
+	link_ids_close();
+	attached_close(d->attached);
+	owned_close(d->owned);
+	handoff_free(&d->handoff);
+	free(d->pin_dir);
 }
 
 /* -h, -V, or no mountpoint: say so; the exit status */
@@ -426,7 +455,8 @@ int main(int argc, char **argv)
 	}
 	log_set_foreground(o.foreground);
 	uprobe_exclude_dir(o.mountpoint);
-	if (daemon_setup(&daemon_state)) {
+	daemon_state.se = session_new(&args, &daemon_state);
+	if (!daemon_state.se || daemon_setup(&daemon_state)) {
 		ret = 1;
 		goto out;
 	}
@@ -440,20 +470,12 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	fuse_opt_add_arg(&args, "-osubtype=bpflinkfs,fsname=bpflinkfs");
-	if (daemon_state.allow_other)
-		fuse_opt_add_arg(&args, "-odefault_permissions");
 	if (!o.foreground)
 		openlog("bpflinkfs", LOG_PID, LOG_DAEMON);
-	ret = run_session(&args, &o, &daemon_state);
+	ret = run_session(&o, &daemon_state);
 out:
-	event_hub_free(daemon_state.events);
-	link_ids_close();
-	attached_close(daemon_state.attached);
-	owned_close(daemon_state.owned);
-	handoff_free(&daemon_state.handoff);
+	daemon_free(&daemon_state);
 	free(o.mountpoint);
-	free(daemon_state.pin_dir);
 	fuse_opt_free_args(&args);
 	return ret;
 }

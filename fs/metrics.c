@@ -16,6 +16,7 @@
 #include "attached.h"
 #include "metrics.h"
 #include "perf_names.h"
+#include "prog_names.h"
 #include "prog_stats.h"
 #include "sbuf.h"
 
@@ -419,6 +420,7 @@ static void prog_labels(struct sbuf *s, __u32 id, const char *name)
 static void prog_samples(struct metrics *m)
 {
 	struct sbuf *cnt = &m->fam[FAM_RUN_COUNT], *t = &m->fam[FAM_RUN_TIME];
+	char name[PROG_NAME_MAX];
 	struct prog_stats st;
 	size_t i;
 
@@ -430,9 +432,10 @@ static void prog_samples(struct metrics *m)
 		if ((i && m->progs[i] == m->progs[i - 1]) ||
 		    prog_stats_read(m->progs[i], &st))
 			continue;
-		prog_labels(sample(m, FAM_RUN_COUNT), m->progs[i], st.name);
+		prog_full_name(m->progs[i], st.name, name, sizeof(name));
+		prog_labels(sample(m, FAM_RUN_COUNT), m->progs[i], name);
 		put_value(cnt, st.run_cnt);
-		prog_labels(sample(m, FAM_RUN_TIME), m->progs[i], st.name);
+		prog_labels(sample(m, FAM_RUN_TIME), m->progs[i], name);
 		sbuf_printf(t, "} %llu.%09llu\n",
 			    (unsigned long long)(st.run_time_ns / 1000000000),
 			    (unsigned long long)(st.run_time_ns % 1000000000));
@@ -449,6 +452,7 @@ static int attached_samples(struct metrics *m, struct attached_set *as)
 {
 	struct attached_probe *p = NULL;
 	int n = as ? attached_read_all(as, &p) : 0, i;
+	char name[PROG_NAME_MAX];
 
 	for (i = 0; i < n; i++) {
 		const char *type = perf_link_kind_name(p[i].f.kind);
@@ -469,8 +473,9 @@ static int attached_samples(struct metrics *m, struct attached_set *as)
 				  ? (size_t)(len > 0 ? len : 0)
 				  : strlen(p[i].f.name));
 		put_label_u64(s, false, "prog_id", p[i].f.prog_id);
-		put_label(s, false, "prog_name", p[i].prog_name,
-			  strnlen(p[i].prog_name, sizeof(p[i].prog_name)));
+		prog_full_name(p[i].f.prog_id, p[i].prog_name, name,
+			       sizeof(name));
+		put_label(s, false, "prog_name", name, strlen(name));
 		put_value(s, 1);
 	}
 	free(p);

@@ -21,6 +21,7 @@
 #include "linkcache.h"
 #include "links.h"
 #include "perf_names.h"
+#include "prog_names.h"
 #include "tracefs.h"
 #include "uprobe_target.h"
 
@@ -215,7 +216,7 @@ static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
-	char name[64];
+	char name[PROG_NAME_MAX];
 	int err =
 		linkcache_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
 

@@ -5,7 +5,7 @@
  * property the test chose itself, and for the benchmarks' foreign sets.
  *
  * Usage: mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd]
- *                [--pid PID] [--fork] SPEC...
+ *                [--pid PID] [--prog PATH] [--fork] SPEC...
  *        mklinks --set DIR BINARY PREFIX NUPROBES NTRACEPOINTS NSOFTWARE
  *        mklinks --pin-prog PATH   (a uprobe_multi program, pinned at PATH)
  *
@@ -20,7 +20,9 @@
  *
  * TARGETS of a uprobe_multi link is 0xOFFSET[/0xREF_CTR_OFFSET],... and
  * COOKIES COOKIE,... (as many); --pid filters the next multi spec to one
- * process. A flow_dissector link attaches to a network namespace that
+ * process; --prog PATH makes the next spec's link run the program pinned
+ * at PATH (e.g. by bpftool prog load) instead of one of its own. A
+ * flow_dissector link attaches to a network namespace that
  * mklinks makes for it (unshare), so the host's own is left alone.
  * kprobe_multi's PATTERN_OR_LIST is FUNC,FUNC,... or a glob (*, ?, [)
  * matched against tracefs's available_filter_functions (vmlinux functions,
@@ -116,7 +118,8 @@ struct spec {
 	uint64_t offsets[MULTI_MAX], ref_ctrs[MULTI_MAX], mcookies[MULTI_MAX];
 	unsigned long kaddrs[MULTI_MAX]; /* kprobe_multi: from kallsyms */
 	uint32_t cnt;
-	uint32_t pid; /* --pid */
+	uint32_t pid;	  /* --pid */
+	const char *prog; /* --prog: the pinned program to run, or NULL */
 };
 
 static int keep_perf_fd; /* --keep-perf-fd */
@@ -686,7 +689,10 @@ static int make_link(const struct spec *sp, const char *arg)
 
 	if (sp->kind == K_FENTRY)
 		fentry_btf_id = vmlinux_func_id(sp->name);
-	prog_fd = load_prog(sp->kind, prog_names[sp->kind]);
+	prog_fd = sp->prog ? bpf_obj_get(sp->prog)
+			   : load_prog(sp->kind, prog_names[sp->kind]);
+	if (prog_fd < 0)
+		die("--prog", sp->prog, errno);
 	link_fd = link_spec(sp, prog_fd, arg);
 	memset(&info, 0, sizeof(info));
 	memset(&pinfo, 0, sizeof(pinfo));
@@ -947,11 +953,12 @@ static void fork_holder(void)
 }
 
 /* mklinks [--pin DIR] [--ref-ctr 0xOFF] [--keep-perf-fd] [--pid PID]
- *         [--fork] SPEC... */
+ *         [--prog PATH] [--fork] SPEC... */
 static int spec_main(int argc, char **argv)
 {
 	const char *pin_dir = NULL;
 	uint64_t ref_ctr = 0, pid = 0;
+	const char *prog = NULL;
 	int fork_after = 0;
 	struct spec sp;
 	char *copy;
@@ -969,6 +976,10 @@ static int spec_main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--keep-perf-fd")) {
 			keep_perf_fd = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--prog") && i + 1 < argc) {
+			prog = argv[++i];
 			continue;
 		}
 		if (!strcmp(argv[i], "--fork")) {
@@ -992,7 +1003,9 @@ static int spec_main(int argc, char **argv)
 			die("--pid needs a uprobe_multi spec", argv[i], EINVAL);
 		sp.ref_ctr = ref_ctr;
 		sp.pid = (uint32_t)pid;
+		sp.prog = prog;
 		ref_ctr = pid = 0;
+		prog = NULL;
 		fd = make_link(&sp, argv[i]);
 		free(copy); /* sp points into it; make_link() keeps nothing */
 		free(sp.targets);

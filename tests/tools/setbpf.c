@@ -4,7 +4,7 @@
  * PERF_EVENT_IOC_SET_BPF ioctl and no link (as bcc and bpftrace 0.17 do),
  * using no bpflinkfs code: for the tests of attached/.
  *
- * Usage: setbpf [--procs N] SPEC...
+ * Usage: setbpf [--prog PATH] [--procs N] SPEC...
  *
  * SPEC is one of
  *   uprobe:PATH:0xOFFSET   uretprobe:PATH:0xOFFSET   (OFFSET: a file offset)
@@ -19,7 +19,8 @@
  * N-1 children), process number i (0 is this one) attaching SPEC number
  * i modulo the count of SPECs only, so that many processes can share a
  * few tracepoints (a tracepoint takes at most 64 programs); the lines are
- * then PID FD PROG_ID (children first, in turn).
+ * then PID FD PROG_ID (children first, in turn). --prog PATH: every SPEC
+ * runs the program pinned at PATH (e.g. by bpftool prog load) instead.
  */
 #include <errno.h>
 #include <signal.h>
@@ -74,6 +75,9 @@ static long tracepoint_id(const char *cat, const char *name)
 	return -1;
 }
 
+/* --prog: the pinned program every SPEC runs, or NULL (one of its own) */
+static const char *prog_pin;
+
 static int load_prog(enum bpf_prog_type type)
 {
 	struct bpf_insn insns[] = {
@@ -81,6 +85,8 @@ static int load_prog(enum bpf_prog_type type)
 		{.code = BPF_JMP | BPF_EXIT},
 	};
 
+	if (prog_pin)
+		return bpf_obj_get(prog_pin);
 	return bpf_prog_load(type, "setbpf", "GPL", insns, 2, NULL);
 }
 
@@ -202,13 +208,19 @@ int main(int argc, char **argv)
 	char buf[64];
 	pid_t child;
 
+	if (argc > 2 && !strcmp(argv[1], "--prog")) {
+		prog_pin = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--procs")) {
 		procs = atoi(argv[2]);
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 2 || procs < 1) {
-		fprintf(stderr, "usage: setbpf [--procs N] SPEC...\n");
+		fprintf(stderr,
+			"usage: setbpf [--prog PATH] [--procs N] SPEC...\n");
 		return 2;
 	}
 	if (pipe(gate))

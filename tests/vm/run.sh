@@ -6,12 +6,16 @@
 # qemu-system-x86_64 (TCG) with an initramfs built here, run
 # tests/vm/guest_tests.sh inside and take the guest's results as ours.
 #
-# Environment: BUILD (the meson build dir, default ROOT/build), or each of
-# BPFLINKFS MKLINKS TARGET TEST_ABI TEST_TASKFD (TEST_TASKFD is optional);
+# Environment: BUILD (the meson build dir; default: the one $BPFLINKFS is
+# in, else ROOT/build), or each of BPFLINKFS MKLINKS TARGET TEST_ABI
+# TEST_TASKFD SETBPF USDT_FIXTURE (the last three are optional): meson
+# passes them all, so the guest gets the files of the build that runs the
+# test, whatever its folder is called;
 # BPFLINKFS_VM_CACHE (kernel cache; default /var/cache/bpflinkfs-vm when it
 # can be written, else BUILD/vm-cache); BPFLINKFS_VM_TIMEOUT (seconds per
 # guest, default 300); BPFLINKFS_VM_ACCEL (qemu -accel, default tcg);
-# BPFLINKFS_VM=0 skips the lane. BPFLINKFS_VM_GUEST (a script to run in the
+# BPFLINKFS_VM=0 skips the lane; BPFLINKFS_VM_LIST=1 prints the files the
+# guest would get, one a line, and exits 0 (no qemu needed). BPFLINKFS_VM_GUEST (a script to run in the
 # guest in place of guest_tests.sh, e.g. bench/cost_per_hit_guest.sh) and
 # BPFLINKFS_VM_FILES (more files for /opt/bl, space-separated) let a
 # benchmark use the lane.
@@ -24,6 +28,9 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+if [ -z "${BUILD:-}" ] && [ -n "${BPFLINKFS:-}" ]; then
+	BUILD=$(cd "$(dirname "$BPFLINKFS")/.." && pwd)
+fi
 BUILD=${BUILD:-$ROOT/build}
 BPFLINKFS=${BPFLINKFS:-$BUILD/fs/bpflinkfs}
 MKLINKS=${MKLINKS:-$BUILD/tests/tools/mklinks}
@@ -41,9 +48,6 @@ skip() {
 
 [ "${BPFLINKFS_VM:-1}" = 0 ] && skip "BPFLINKFS_VM=0"
 [ $# -gt 0 ] || set -- bookworm backports
-command -v "$QEMU" >/dev/null ||
-	skip "$QEMU is not installed (apt-get install qemu-system-x86)"
-[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
 for v in BPFLINKFS MKLINKS TARGET TEST_ABI; do
 	[ -x "${!v}" ] || skip "\$$v=${!v} is not built"
 done
@@ -89,7 +93,12 @@ usdt_locs() {
 			print $3, ($4 == "0x0" ? "0" : $4) }' | sort
 }
 USDT_FIXTURE=${USDT_FIXTURE:-$BUILD/tests/tools/bpflinkfs_usdt_fixture}
-if [ -x "$USDT_FIXTURE" ] && command -v python3 >/dev/null; then
+if [ ! -x "$USDT_FIXTURE" ]; then
+	echo "usdt fixture: none at $USDT_FIXTURE (the host lacks <sys/sdt.h>?)" >&2
+elif ! command -v python3 >/dev/null; then
+	echo "usdt fixture: $USDT_FIXTURE, but no python3 to read its notes" >&2
+else
+	echo "usdt fixture: $USDT_FIXTURE" >&2
 	{
 		echo "USDT_TWICE='$(usdt_locs "$USDT_FIXTURE" kt twice)'"
 		echo "USDT_GUARD='$(usdt_locs "$USDT_FIXTURE" kt guarded)'"
@@ -105,6 +114,13 @@ FILES+=("${extra[@]}")
 [ -x "$USDT_FIXTURE" ] && FILES+=("$USDT_FIXTURE")
 SETBPF=${SETBPF:-$BUILD/tests/tools/setbpf}
 [ -x "$SETBPF" ] && FILES+=("$SETBPF")
+if [ "${BPFLINKFS_VM_LIST:-0}" = 1 ]; then
+	printf '%s\n' "${FILES[@]}"
+	exit 0
+fi
+command -v "$QEMU" >/dev/null ||
+	skip "$QEMU is not installed (apt-get install qemu-system-x86)"
+[ -x /bin/busybox ] || skip "no /bin/busybox (apt-get install busybox-static)"
 
 declare -A RESULT=()
 
