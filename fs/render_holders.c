@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "render_holders.h"
+#include "render.h"
 #include "owned.h"
 
 static void put_col(struct sbuf *s, const char *v)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "holders.h"
-#include "render.h"
+struct link_view; /* render.h */
 #include "sbuf.h"
 
 /**
