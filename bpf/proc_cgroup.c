@@ -16,22 +16,27 @@
 /* The whole of @path into a malloc'd, NUL-terminated buffer */
 static int read_whole(const char *path, char **out, size_t *len)
 {
-	size_t cap = 1024, n = 0;
-	char *buf = NULL, *p;
+	size_t cap = 512, n = 0;
+	char *buf = malloc(cap), *p;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1, err = 0;
 
-	if (fd < 0)
-		return errno == ESRCH ? -ENOENT : -errno;
+	if (fd < 0) {
+		err = !buf ? -ENOMEM : errno == ESRCH ? -ENOENT : -errno;
+		free(buf);
+		return err;
+	}
 	for (;;) {
-		if (n + 1 >= cap && cap < CGROUP_FILE_MAX)
+		if (n + 1 == cap) {
+			p = cap < CGROUP_FILE_MAX ? realloc(buf, 2 * cap)
+						  : NULL;
+			if (!p) {
+				err = cap < CGROUP_FILE_MAX ? -ENOMEM : -EFBIG;
+				break;
+			}
+			buf = p;
 			cap *= 2;
-		p = n + 1 < cap ? realloc(buf, cap) : NULL;
-		if (!p) {
-			err = n + 1 < cap ? -ENOMEM : -EFBIG;
-			break;
 		}
-		buf = p;
 		r = read(fd, buf + n, cap - n - 1);
 		if (r <= 0) {
 			err = r < 0 ? (errno == ESRCH ? -ENOENT : -errno) : 0;

@@ -43,7 +43,8 @@ struct cgroup_cache {
 /**
  * cgroup_cache_get() - @pid's place, read now on its first ask
  * @c: the cache, zeroed at first; free with cgroup_cache_free()
- * Return: the place (valid until the cache is freed), or NULL on ENOMEM.
+ * Return: the place (valid until the next call, its strings until the
+ * cache is freed), or NULL on ENOMEM.
  */
 const struct cgroup_place *cgroup_cache_get(struct cgroup_cache *c, __u32 pid);
 

@@ -63,7 +63,8 @@ while time.monotonic() < deadline:
     try:
         ids = [d for d in os.listdir(mnt) if d.isdigit()]
         json.loads(open(os.path.join(mnt, "links.json")).read())
-        lines = open(os.path.join(mnt, "links")).read().splitlines()
+        # other processes' names hold any bytes: read as bytes
+        lines = open(os.path.join(mnt, "links"), "rb").read().splitlines()
         if not lines:
             report("links has no header line")
     except UnicodeDecodeError as e:
@@ -87,7 +88,7 @@ while time.monotonic() < deadline:
         for f in names:
             p = os.path.join(mnt, d, f)
             try:
-                v = open(p).read()
+                v = open(p, "rb").read()
             except FileNotFoundError:
                 continue
             except OSError as e:
@@ -96,9 +97,9 @@ while time.monotonic() < deadline:
             reads += 1
             # pids and pinned are lists, empty when no process or pin
             # holds the link (DESIGN 2); every other file is one value
-            if f in ("pids", "pinned") and v == "":
+            if f in ("pids", "pinned") and v == b"":
                 continue
-            if not v.endswith("\n") or v == "\n":
+            if not v.endswith(b"\n") or v == b"\n":
                 report("%s read as %r" % (p, v))
 print("reads", reads)
 print("bad", bad)
