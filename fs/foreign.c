@@ -112,24 +112,29 @@ static void log_undetachable(struct owned *reg, __u32 id, const char *type)
 	free(msg);
 }
 
-/* Detach foreign link @id if the mount and the requester may */
-static int detach_foreign(fuse_req_t req, __u32 id, bool may_attach)
+/* Detach foreign link @id if the mount and the requester may; logged */
+static int detach_foreign(fuse_req_t req, __u32 id)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	const struct daemon *d = fuse_req_userdata(req);
 	char comm[64], type[32];
 	const char *why = NULL;
-	int err;
+	int err = -EPERM;
 
 	comm_of(ctx->pid, comm, sizeof(comm));
 	type_of(id, type, sizeof(type));
-	if (!d->detach)
+	if (ctx->uid != 0) {
+		why = "the requester is not root";
+		err = -EACCES;
+	} else if (!d->detach) {
 		why = "the mount has no -o detach";
-	else if (!may_attach || !requester_may_detach(ctx->pid))
+	} else if (!requester_may_detach(ctx->pid)) {
 		why = "the requester lacks CAP_SYS_ADMIN";
-	err = why ? -EPERM : link_detach_id(id);
-	if (err == -EOPNOTSUPP)
-		why = "the kernel cannot detach this link type";
+	} else {
+		err = link_detach_id(id);
+		if (err == -EOPNOTSUPP)
+			why = "the kernel cannot detach this link type";
+	}
 	if (err)
 		log_msg(LOG_WARNING,
 			"detach of link %u (%s) asked by uid %u pid %d comm %s: "
@@ -150,13 +155,12 @@ int link_rmdir(fuse_req_t req, __u32 id)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct owned *reg = req_owned(req);
-	bool may = writer_may_attach(ctx->pid);
-	int err;
 
+	if (owned_is_foreign(reg, id))
+		return detach_foreign(req, id);
 	if (ctx->uid != 0)
 		return -EACCES;
-	err = may ? owned_remove(reg, id) : -EPERM;
-	if (err == -EPERM && owned_is_foreign(reg, id))
-		err = detach_foreign(req, id, may);
-	return err;
+	if (!writer_may_attach(ctx->pid))
+		return -EPERM;
+	return owned_remove(reg, id);
 }

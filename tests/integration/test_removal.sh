@@ -52,7 +52,7 @@ def reader():
         for f in files:
             a = time.monotonic()
             try:
-                with open(f) as h:
+                with open(f, "rb") as h:
                     if not h.read():
                         state["errors"].append(f + ": empty")
             except OSError as e:
