@@ -131,13 +131,13 @@ static struct comp comp_before(const char *path, const char *end)
 
 int cgroup_container(const char *path, char *out, size_t len)
 {
-	struct comp c = comp_before(path, path + strlen(path)), parent;
-	int r;
+	struct comp c = comp_before(path, path + strlen(path));
 
 	/* innermost first: from the last component back */
 	while (c.n) {
-		parent = comp_before(path, c.p);
-		r = comp_container(c, parent, out, len);
+		struct comp parent = comp_before(path, c.p);
+		int r = comp_container(c, parent, out, len);
+
 		if (r != -ENOENT)
 			return r;
 		c = parent;
