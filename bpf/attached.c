@@ -219,8 +219,8 @@ int attached_ids(struct attached_set *s, struct attached_id **out)
 }
 
 /*
- * Every process holding the perf event of entry (@pid, @fd) in @v (all
- * records, by pid and fd), each once, by pid, into @out. Return: the
+ * Every process holding the perf event of bare record @r in @v (all
+ * @n records, by pid and fd), each once, by pid, into @out. Return: the
  * count, -ENOMEM.
  */
 static int holders_of(const struct task_file *v, int n,
@@ -258,7 +258,8 @@ int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
 	bare = n >= 0 ? malloc((n ? n : 1) * sizeof(*bare)) : NULL;
 	nb = !bare ? (n < 0 ? n : -ENOMEM) : 0;
 	if (bare) {
-		memcpy(bare, v, n * sizeof(*bare));
+		if (n)
+			memcpy(bare, v, n * sizeof(*bare));
 		nb = keep_bare(s, bare, n,
 			       !strcmp(task_files_source(tf), "iterator"));
 	}
