@@ -218,6 +218,61 @@ int attached_ids(struct attached_set *s, struct attached_id **out)
 	return n;
 }
 
+/*
+ * Every process holding the perf event of bare record @r in @v (all
+ * @n records, by pid and fd), each once, by pid, into @out. Return: the
+ * count, -ENOMEM.
+ */
+static int holders_of(const struct task_file *v, int n,
+		      const struct task_file *r, struct link_holder **out)
+{
+	struct link_holder *h = malloc((n ? n : 1) * sizeof(*h));
+	int i, k = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != TASK_FILE_PERF_EVENT ||
+		    (r->key ? v[i].key != r->key
+			    : v[i].pid != r->pid || v[i].fd != r->fd))
+			continue;
+		if (k && h[k - 1].pid == v[i].pid)
+			continue;
+		h[k].link_id = 0;
+		h[k].pid = v[i].pid;
+		memcpy(h[k].comm, v[i].comm, sizeof(h[k].comm));
+		h[k].comm[sizeof(h[k].comm) - 1] = '\0';
+		k++;
+	}
+	*out = h;
+	return k;
+}
+
+int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
+		     struct link_holder **out)
+{
+	struct task_files *tf = owned_task_files(s->reg);
+	struct task_file *v = NULL, *bare = NULL;
+	int n = task_files_read(tf, &v), nb, i, err = -ENOENT;
+
+	bare = n >= 0 ? malloc((n ? n : 1) * sizeof(*bare)) : NULL;
+	nb = !bare ? (n < 0 ? n : -ENOMEM) : 0;
+	if (bare) {
+		if (n)
+			memcpy(bare, v, n * sizeof(*bare));
+		nb = keep_bare(s, bare, n,
+			       !strcmp(task_files_source(tf), "iterator"));
+	}
+	for (i = 0; i < nb; i++)
+		if (bare[i].pid == pid && bare[i].fd == fd) {
+			err = holders_of(v, n, &bare[i], out);
+			break;
+		}
+	free(bare);
+	free(v);
+	return nb < 0 ? nb : err;
+}
+
 /* BPF_TASK_FD_QUERY's fd_type as a perf link kind */
 static enum perf_link_kind fd_type_kind(__u32 fd_type)
 {

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "linkinfo.h"
+#include "task_files.h" /* struct link_holder */
 
 /* One perf event fd with a program and no link, the first holder's */
 struct attached_probe {
@@ -80,6 +81,21 @@ int attached_ids(struct attached_set *s, struct attached_id **out);
  */
 int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
 		 struct attached_probe *p);
+
+/**
+ * attached_holders() - every process holding the perf event of entry
+ * (@pid, @fd) now, each once, by pid (link_id 0)
+ * @s: the set
+ * @out: malloc'd (caller frees)
+ *
+ * The processes holding an fd of that very perf event (fork, SCM_RIGHTS)
+ * with the iterator; with the /proc walk, which cannot tell one perf
+ * event from another, the entry's holder alone.
+ *
+ * Return: the count, -ENOENT (no such entry now), -ENOMEM, -errno.
+ */
+int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
+		     struct link_holder **out);
 
 /**
  * attached_read_all() - every bare perf event now, described

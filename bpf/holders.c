@@ -2,7 +2,9 @@
 /* Who holds each link (holders.h), from the task-file iterator. */
 #include "holders.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "task_files.h"
@@ -12,22 +14,43 @@ int holder_index_build(struct holder_index *idx, struct task_files *tf)
 	struct link_holder *v = NULL;
 	int n;
 
-	idx->v = NULL;
-	idx->n = 0;
-	idx->self = getpid();
+	memset(idx, 0, sizeof(*idx));
 	n = task_files_read_links(tf, &v);
 	if (n < 0)
 		return n;
+	return holder_index_wrap(idx, v, (size_t)n);
+}
+
+int holder_index_wrap(struct holder_index *idx, struct link_holder *v, size_t n)
+{
 	idx->v = v;
-	idx->n = (size_t)n;
+	idx->n = n;
+	idx->self = getpid();
+	idx->places = calloc(1, sizeof(*idx->places));
+	if (!idx->places) {
+		free(v);
+		idx->v = NULL;
+		idx->n = 0;
+		return -ENOMEM;
+	}
 	return 0;
+}
+
+const struct cgroup_place *holder_place(const struct holder_index *idx,
+					__u32 pid)
+{
+	return idx->places ? cgroup_cache_get(idx->places, pid) : NULL;
 }
 
 void holder_index_free(struct holder_index *idx)
 {
 	free(idx->v);
+	if (idx->places)
+		cgroup_cache_free(idx->places);
+	free(idx->places);
 	idx->v = NULL;
 	idx->n = 0;
+	idx->places = NULL;
 }
 
 size_t holder_index_find(const struct holder_index *idx, __u32 link_id,

@@ -12,12 +12,15 @@
 #include <linux/types.h>
 
 #include "task_files.h" /* struct link_holder */
+#include "proc_cgroup.h"
 
 /* Every (link, process) pair once, sorted by link id, then pid */
 struct holder_index {
 	struct link_holder *v;
 	size_t n;
 	__u32 self; /* the pid of the process that built it (getpid()) */
+	/* where each holder runs, read on the first ask (holder_place()) */
+	struct cgroup_cache *places;
 };
 
 /**
@@ -32,6 +35,25 @@ struct holder_index {
  * Return: 0, or -ENOMEM, or -errno of task_files_read().
  */
 int holder_index_build(struct holder_index *idx, struct task_files *tf);
+
+/**
+ * holder_index_wrap() - an index over holders found another way
+ * @idx: out; free with holder_index_free(), which frees @v too
+ * @v: malloc'd, sorted by link id then pid (the same id throughout for
+ *     one perf event's holders)
+ * @n: how many
+ * Return: 0, or -ENOMEM (@v freed).
+ */
+int holder_index_wrap(struct holder_index *idx, struct link_holder *v,
+		      size_t n);
+
+/**
+ * holder_place() - where holder @pid runs: cgroup v2 path and container
+ * (proc_cgroup.h), read from /proc/PID/cgroup once per index
+ * Return: the place, or NULL on ENOMEM.
+ */
+const struct cgroup_place *holder_place(const struct holder_index *idx,
+					__u32 pid);
 
 /** holder_index_free() - free what holder_index_build() made */
 void holder_index_free(struct holder_index *idx);

@@ -303,15 +303,23 @@ int owned_remove(struct owned *o, __u32 id)
 {
 	int err = owned_take(o, id, false);
 
-	if (err == -ENOENT) {
-		__u32 type;
-
-		/* A live link that is not ours: refuse; else it is unknown. */
-		if (!owned_is_dying(o, id) && link_type_read(id, &type) == 0 &&
-		    type == LINK_TYPE_PERF_EVENT)
-			return -EPERM;
-	}
+	/* A live link that is not ours: refuse; else it is unknown. */
+	if (err == -ENOENT && owned_is_foreign(o, id))
+		return -EPERM;
 	return err;
+}
+
+bool owned_is_foreign(struct owned *o, __u32 id)
+{
+	bool found;
+	__u32 type;
+
+	pthread_mutex_lock(&o->lock);
+	owned_find(o, id, &found);
+	pthread_mutex_unlock(&o->lock);
+	/* the daemon's own iterator links are unknown to everyone */
+	return !found && !owned_is_dying(o, id) && !links_hidden(id) &&
+	       link_type_read(id, &type) == 0;
 }
 
 int owned_forget(struct owned *o, __u32 id)

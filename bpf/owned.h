@@ -122,6 +122,13 @@ int owned_dying_ids(struct owned *o, __u32 **ids);
 int owned_remove(struct owned *o, __u32 id);
 
 /**
+ * owned_is_foreign() - is @id a live link that this mount did not create?
+ * (not one of its own, nor being removed, nor the daemon's own iterator
+ * links, which no listing shows)
+ */
+bool owned_is_foreign(struct owned *o, __u32 id);
+
+/**
  * owned_forget() - an owned link lost its pin (removed by hand): unlist it
  * and hand it to the reaper like owned_remove(); its counter slot stays
  * taken if something else still holds the link

@@ -93,6 +93,11 @@ bool writer_may_attach(pid_t pid)
 	       ((caps >> CAP_BPF_BIT & 1) && (caps >> CAP_PERFMON_BIT & 1));
 }
 
+bool requester_may_detach(pid_t pid)
+{
+	return pid_has_cap(pid, CAP_SYS_ADMIN_BIT);
+}
+
 bool reader_may_see_addrs(pid_t pid)
 {
 	int kptr = 2, paranoid = 2;

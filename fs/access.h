@@ -37,6 +37,15 @@ bool reader_may_see_addrs(pid_t pid);
  */
 bool writer_may_attach(pid_t pid);
 
+/**
+ * requester_may_detach() - may the process behind a request detach a link
+ * this mount did not create? The kernel asks CAP_SYS_ADMIN to open a link
+ * by its id (BPF_LINK_GET_FD_BY_ID), so the daemon asks the same of the
+ * requester, effective in the initial user namespace.
+ * @pid: from fuse_req_ctx(); 0 (another pid namespace) may not
+ */
+bool requester_may_detach(pid_t pid);
+
 /** sysctl_read_int() - read an integer from /proc/sys; -errno on error */
 int sysctl_read_int(const char *path, int *value);
 

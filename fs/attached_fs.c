@@ -18,6 +18,8 @@
 #include "linkinfo.h"
 #include "perf_names.h"
 #include "prog_names.h"
+#include "proc_cgroup.h"
+#include "render_holders.h"
 
 #define PID_SHIFT 40
 #define FD_SHIFT 8
@@ -134,6 +136,8 @@ static const struct att_file att_files[] = {
 	{"prog_name", K_ALL, false, r_prog_name},
 	{"pid", K_ALL, true, r_pid},
 	{"comm", K_ALL, false, r_comm},
+	/* every holder of the perf event: entry_holders() */
+	{"holders", K_ALL, false, NULL},
 };
 #define ATT_FILE_COUNT (sizeof(att_files) / sizeof(att_files[0]))
 #define ADDR_IDX 3
@@ -238,8 +242,9 @@ static int probe_get(struct attached_set *s, fuse_ino_t ino,
 static bool value_of(size_t i, const struct attached_probe *p, bool sees,
 		     char *buf, size_t len, size_t *n)
 {
-	int r = file_applies(i, p) ? att_files[i].render(p, sees, buf, len)
-				   : -1;
+	int r = file_applies(i, p) && att_files[i].render
+			? att_files[i].render(p, sees, buf, len)
+			: -1;
 
 	if (r <= 0 || (size_t)r >= len)
 		return false;
@@ -266,9 +271,20 @@ static void table_row(struct sbuf *f, const struct attached_probe *p, bool sees,
 	sbuf_put(f, "\t1\n", 3); /* COUNT: one target */
 }
 
-static void json_object(struct sbuf *f, const struct attached_probe *p,
-			bool sees, char *buf, size_t len)
+static void json_place(struct sbuf *f, const char *key, const char *v)
 {
+	sbuf_printf(f, ",\"%s\":", key);
+	if (v)
+		sbuf_put_json_string(f, v, strlen(v));
+	else
+		sbuf_put(f, "null", 4);
+}
+
+static void json_object(struct sbuf *f, const struct attached_probe *p,
+			bool sees, char *buf, size_t len,
+			struct cgroup_cache *places)
+{
+	const struct cgroup_place *pl = cgroup_cache_get(places, p->pid);
 	size_t i, n;
 
 	sbuf_printf(f, "{\"id\":\"%u-%u\"", p->pid, p->fd);
@@ -281,12 +297,16 @@ static void json_object(struct sbuf *f, const struct attached_probe *p,
 		else
 			sbuf_put_json_string(f, buf, n);
 	}
+	/* where the holder (pid) runs, as links.json's pids objects */
+	json_place(f, "cgroup", pl ? pl->path : NULL);
+	json_place(f, "container", pl ? pl->container : NULL);
 	sbuf_put(f, "}", 1);
 }
 
 static int render_table(struct attached_set *s, int which, bool sees,
 			char **out, size_t *len)
 {
+	struct cgroup_cache places = {0};
 	struct attached_probe *v = NULL;
 	char *buf = malloc(2 * PATH_MAX);
 	int n = buf ? attached_read_all(s, &v) : -ENOMEM, i;
@@ -304,8 +324,9 @@ static int render_table(struct attached_set *s, int which, bool sees,
 		}
 		if (i)
 			sbuf_put(&f, ",\n", 2);
-		json_object(&f, &v[i], sees, buf, 2 * PATH_MAX);
+		json_object(&f, &v[i], sees, buf, 2 * PATH_MAX, &places);
 	}
+	cgroup_cache_free(&places);
 	if (n >= 0 && which == T_JSON)
 		sbuf_put(&f, "]\n", 2);
 	*out = sbuf_finish(&f, len);
@@ -318,6 +339,33 @@ static int render_table(struct attached_set *s, int which, bool sees,
 	free(v);
 	free(buf);
 	return n < 0 ? n : 0;
+}
+
+/* The holders table of entry @ino into a malloc'd *@buf */
+static int entry_holders(struct attached_set *s, fuse_ino_t ino, char **buf,
+			 size_t *len)
+{
+	struct holder_index idx = {0};
+	struct link_holder *h = NULL;
+	int n = attached_holders(s, INO_PID(ino), INO_FD(ino), &h);
+
+	if (n >= 0)
+		n = holder_index_wrap(&idx, h, (size_t)n);
+	if (n >= 0)
+		n = holders_table(&idx, 0, idx.n, false, NULL, 0);
+	*buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (n >= 0 && !*buf)
+		n = -ENOMEM;
+	if (n >= 0) /* the places are kept: the same table again */
+		n = holders_table(&idx, 0, idx.n, false, *buf, (size_t)n + 1);
+	holder_index_free(&idx);
+	if (n < 0) {
+		free(*buf);
+		*buf = NULL;
+		return n;
+	}
+	*len = (size_t)n;
+	return 0;
 }
 
 int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
@@ -339,6 +387,8 @@ int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 		return -EISDIR;
 	if (idx > ATT_FILE_COUNT)
 		return -ENOENT;
+	if (!att_files[idx - 1].render)
+		return entry_holders(s, ino, buf, len);
 	n = probe_get(s, ino, &p);
 	*buf = n ? NULL : malloc(2 * PATH_MAX);
 	if (!n && !*buf)

@@ -26,6 +26,7 @@ struct daemon {
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	bool allow_other;
+	bool detach; /* -o detach: root may detach links it did not make */
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */
 	uid_t uid;
 	gid_t gid;

@@ -57,6 +57,8 @@ static void usage(const char *prog)
 	       "                        restart adopts them\n"
 	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
 	       "    -o umask=M          mode bits to clear, octal\n"
+	       "    -o detach           root may rmdir a link it did not make: the kernel\n"
+	       "                        detaches it (BPF_LINK_DETACH)\n"
 	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
 	       "SOURCE (from fstab via mount.fuse3) is ignored. See bpflinkfs(8).\n",
 	       prog);
@@ -111,7 +113,7 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 	return 0;
 }
 
-enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK };
+enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK, KEY_DETACH };
 
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
@@ -132,6 +134,9 @@ static int opt_proc(void *data, const char *arg, int key,
 		return parse_id_opt(arg, &d->gid, 10);
 	case KEY_UMASK:
 		return parse_id_opt(arg, &d->umask, 8);
+	case KEY_DETACH:
+		d->detach = true;
+		return 0; /* ours, not FUSE's */
 	default:
 		return 1;
 	}
@@ -423,6 +428,7 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("uid=", KEY_UID),
 		FUSE_OPT_KEY("gid=", KEY_GID),
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
+		FUSE_OPT_KEY("detach", KEY_DETACH),
 		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;

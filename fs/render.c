@@ -14,6 +14,7 @@
 
 #include "render.h"
 #include "render_multi.h"
+#include "render_holders.h"
 #include "owned.h"
 #include "counter.h"
 #include "fmt.h"
@@ -368,6 +369,7 @@ const struct link_file link_files[] = {
 	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid},
 	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids},
 	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned},
+	{"holders", K_EVERY, LF_LIVE, JSON_NONE, render_holders},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 	{"events", K_EVERY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,

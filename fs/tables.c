@@ -18,6 +18,7 @@
 #include "links.h"
 #include "prog_stats.h"
 #include "sbuf.h"
+#include "render_holders.h"
 
 /*
  * Render file @i of @v without its newline into @buf, or, when longer
@@ -197,9 +198,17 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
 		char *big = NULL;
-		const char *p = link_files[i].json == JSON_NONE
-					? NULL
-					: value_of(i, v, buf, len, &n, &big);
+		const char *p;
+
+		if (link_files[i].json == JSON_PIDS) {
+			/* its holders with where they run; left out, as
+			 * any value, when they cannot be read */
+			link_pids_json(s, v, ",\"pids\":");
+			continue;
+		}
+		p = link_files[i].json == JSON_NONE
+			    ? NULL
+			    : value_of(i, v, buf, len, &n, &big);
 
 		if (!p)
 			continue;

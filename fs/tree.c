@@ -29,6 +29,7 @@
 #include "handles.h"
 #include "root_files.h"
 #include "tree.h"
+#include "foreign.h"
 
 struct open_file {
 	struct control_handle *control; /* control only */
@@ -736,12 +737,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = err ? err : -EPERM;
 	} else if (parent != FUSE_ROOT_ID || !id)
 		err = -ENOENT;
-	else if (fuse_req_ctx(req)->uid != 0)
-		err = -EACCES;
-	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
-		err = -EPERM;
 	else
-		err = owned_remove(req_owned(req), id);
+		err = link_rmdir(req, id);
 	fuse_reply_err(req, -err);
 }
 

@@ -134,12 +134,12 @@ done <"$WORK/bt.perf"
 check_entry "bpftrace uprobe" "$D" type uprobe
 check_entry "bpftrace uprobe" "$D" name "$TGT"
 assert_num_eq "bpftrace uprobe: offset (readelf)" "$OFF_A" "$(cat "$D/offset")"
-assert_eq "bpftrace uprobe: files" "comm name offset pid prog_id prog_name type" \
+assert_eq "bpftrace uprobe: files" "comm holders name offset pid prog_id prog_name type" \
 	"$(ls "$D" | xargs)"
 D=$MNT/attached/$BT_PID-$TP
 check_entry "bpftrace tracepoint" "$D" type tracepoint
 check_entry "bpftrace tracepoint" "$D" name sys_enter_getppid
-assert_eq "bpftrace tracepoint: files" "comm name pid prog_id prog_name type" \
+assert_eq "bpftrace tracepoint: files" "comm holders name pid prog_id prog_name type" \
 	"$(ls "$D" | xargs)"
 check_entry "bpftrace" "$D" comm bpftrace
 
@@ -216,7 +216,7 @@ assert_true "attached.json: a non-UTF-8 byte as \\u00ff" grep -qF \
 exec {bad_in}>&-
 wait_for 5 bash -c "! kill -0 $BAD_PID 2>/dev/null"
 assert_eq "setbpf software: files" \
-	"comm config event_type name pid prog_id prog_name type" "$(ls "$D" | xargs)"
+	"comm config event_type holders name pid prog_id prog_name type" "$(ls "$D" | xargs)"
 
 # --- perf events that links hold do not show
 mkl_start held --keep-perf-fd "uprobe:$TGT:$OFF_A:0" \

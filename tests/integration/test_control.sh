@@ -143,7 +143,7 @@ daemon_link_ids >"$WORK/held"
 check_link() {
 	local id=$1 kind=${KIND[$1]} f v prog
 	local -A want=([type]=$kind [name]=${EXP_NAME[$1]} [spec]=${SPEC[$1]}
-		[prog_id]=x [prog_name]=x [hits]=x [events]=x [pids]=x [pinned]=x)
+		[prog_id]=x [prog_name]=x [hits]=x [events]=x [pids]=x [pinned]=x [holders]=x)
 	grep -qx "$id" "$WORK/root.ls" || fail "link $id not in ls $MNT"
 	grep -qx "$id" "$WORK/held" || fail "link $id: the daemon holds no fd"
 	case $kind in
@@ -193,6 +193,10 @@ print(json.load(sys.stdin).get("name", ""))')" "$v"
 		pids) # the daemon holds the links it made
 			assert_true "$id/pids has the daemon" grep -qx \
 				"$BL_DAEMON_PID"$'\t'bpflinkfs <<<"$v"
+			;;
+		holders)
+			assert_true "$id/holders has the daemon" grep -q \
+				"^$BL_DAEMON_PID"$'\t'bpflinkfs$'\t' <<<"$v"
 			;;
 		pinned) assert_eq "$id/pinned (no pin_dir)" "" "$v" ;;
 		event_type)

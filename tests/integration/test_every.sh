@@ -139,7 +139,7 @@ pids_of() {
 COOKIE_FILE=()
 has_field raw_tracepoint.cookie && COOKIE_FILE=(cookie)
 check_files "$RAW" EXACT type name "${COOKIE_FILE[@]}" prog_id prog_name \
-	pids pinned
+	pids pinned holders
 assert_eq "$RAW/type (bpftool)" "$(bt "$RAW" type)" \
 	"$(t cat "$MNT/$RAW/type")"
 assert_eq "$RAW/name (bpftool tp_name)" "$(bt "$RAW" tp_name)" \
@@ -150,7 +150,7 @@ check_common "$RAW"
 
 # netns flow dissector: a link that probes nothing
 check_files "$NETNS" EXACT type attach_type netns_ino prog_id prog_name \
-	pids pinned
+	pids pinned holders
 assert_eq "$NETNS/type (bpftool)" "$(bt "$NETNS" type)" \
 	"$(t cat "$MNT/$NETNS/type")"
 assert_eq "$NETNS/attach_type (bpftool)" "$(bt "$NETNS" attach_type)" \
@@ -227,7 +227,7 @@ def load(path):
                                                      "surrogateescape"))
 a = {o["id"]: o for o in load(b1)}
 b = {o["id"]: o for o in load(b2)}
-ours = {o["id"]: o for o in json.load(open(lj))}
+ours = {o["id"]: o for o in load(lj)}
 own = set(int(x) for x in own.split())
 perf = {"uprobe", "uretprobe", "kprobe", "kretprobe", "tracepoint", "event"}
 kinds = {"perf_event": perf,
@@ -301,11 +301,22 @@ raw = open("/proc/%s/comm" % sys.argv[1], "rb").read()[:-1]
 esc = raw.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
 sys.stdout.buffer.write(sys.argv[1].encode() + b"\t" + esc)' "$HPID")" \
 	"$(t cat "$MNT/$HOSTILE/pids" | grep -av $'\tbpflinkfs$')"
+assert_eq "holders of a holder with a hostile comm: one line" "$(python3 -c '
+import sys
+pid = sys.argv[1]
+raw = open("/proc/%s/comm" % pid, "rb").read()[:-1]
+t = open("/proc/%s/cgroup" % pid, "rb").read()
+cg = t[t.rfind(b"0::") + 3:].rstrip(b"\n")
+def esc(b):
+    return b.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
+sys.stdout.buffer.write(b"\t".join([pid.encode(), esc(raw), esc(cg), b"-"]))' \
+	"$HPID")" "$(t cat "$MNT/$HOSTILE/holders" | grep -a "^$HPID"$'\t')"
 assert_true "links.json: that comm, byte for byte" python3 -c '
 import json, sys
 raw = open("/proc/%s/comm" % sys.argv[1], "rb").read()[:-1]
 links = json.load(open(sys.argv[3], "rb"))
-got = [p for l in links if l["id"] == int(sys.argv[2]) for p in l["pids"]
+got = [{"pid": p["pid"], "comm": p["comm"]} for l in links
+       if l["id"] == int(sys.argv[2]) for p in l["pids"]
        if p["pid"] == int(sys.argv[1])]
 sys.exit(got != [{"pid": int(sys.argv[1]), "comm": raw.decode("latin-1")}])
 ' "$HPID" "$HOSTILE" "$WORK/links_hostile.json"

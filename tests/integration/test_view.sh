@@ -146,6 +146,7 @@ check_link() {
 	has_field "perf_event.$sub.cookie" && want[cookie]=$cookie
 	want[pids]=${MKL_PID[view]}$'\t'mklinks
 	want[pinned]=
+	want[holders]=x
 
 	t ls "$MNT/$id" >"$WORK/dir.ls" || fail "ls $MNT/$id failed"
 	got=$(grep -vxF "${opt[@]/#/-e}" "$WORK/dir.ls" | sort | xargs)
@@ -157,6 +158,14 @@ check_link() {
 		pids) # bpflinkfs daemons hold links for a moment to read them
 			assert_eq "$id/pids" "${want[pids]}" \
 				"$(t cat "$MNT/$id/pids" | grep -v $'\tbpflinkfs$')"
+			continue
+			;;
+		holders) # its header, and mklinks where /proc puts it
+			assert_eq "$id/holders" "$(printf \
+				'PID\tCOMM\tCGROUP\tCONTAINER\n%s\tmklinks\t%s\t-' \
+				"${MKL_PID[view]}" "$(sed -n 's/^0:://p' \
+					"/proc/${MKL_PID[view]}/cgroup")")" \
+				"$(t cat "$MNT/$id/holders" | grep -v $'^[0-9]*\tbpflinkfs\t')"
 			continue
 			;;
 		pinned)
@@ -204,12 +213,13 @@ print(j["id"], j["type"], j["prog_id"])' "$WORK/bt.json")"
 	rm -rf "$WORK/tar" && mkdir "$WORK/tar"
 	t tar -C "$MNT" -cf "$WORK/t.tar" "$id" || fail "tar of $MNT/$id"
 	tar -C "$WORK/tar" -xf "$WORK/t.tar" || fail "untar of $id"
-	# (pids may change meanwhile: another bpflinkfs reading the link)
-	t diff -r -x pids "$MNT/$id" "$WORK/tar/$id" >&2 ||
+	# (pids and holders may change meanwhile: another bpflinkfs reading
+	# the link)
+	t diff -r -x pids -x holders "$MNT/$id" "$WORK/tar/$id" >&2 ||
 		fail "tar copy of $id differs"
 	rm -rf "$WORK/cp"
 	t cp -r "$MNT/$id" "$WORK/cp" || fail "cp -r of $MNT/$id"
-	t diff -r -x pids "$MNT/$id" "$WORK/cp" >&2 ||
+	t diff -r -x pids -x holders "$MNT/$id" "$WORK/cp" >&2 ||
 		fail "cp -r copy of $id differs"
 }
 
@@ -301,7 +311,7 @@ for l in open(made):
         bad.append("links.json: no object with id %s" % id)
         continue
     d = os.path.join(mnt, id)
-    files = sorted(set(os.listdir(d)) - {"symbol"})
+    files = sorted(set(os.listdir(d)) - {"symbol", "holders"})
     keys = sorted(set(o) - {"id"})
     if files != keys:
         bad.append("links.json %s keys %s, files %s" % (id, keys, files))
