@@ -217,6 +217,10 @@ static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 		return -ENOENT;
 	v = malloc(sizeof(*v));
 	n = v ? link_view_load(d->owned, id, v) : -ENOMEM;
+	/* an own link is there while it is owned: rmdir needs no fd */
+	if ((n == -EMFILE || n == -ENFILE) && idx == 0 &&
+	    owned_get(d->owned, id, &v->own) == 0)
+		n = 0;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
@@ -621,11 +625,18 @@ static ssize_t control_write_checked(struct control_handle *h, const char *data,
 		"creating or removing links needs CAP_SYS_ADMIN, or CAP_BPF "
 		"with CAP_PERFMON, in the initial user namespace";
 	const char *nl = memchr(data, '\n', size);
+	int may = writer_may_attach(pid);
+	char why[128];
 
-	if (writer_may_attach(pid))
+	if (may > 0)
 		return control_write(h, data, size, pid);
-	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size, 0);
-	return -EPERM;
+	if (may < 0) /* the daemon's own failure, not the writer's */
+		snprintf(why, sizeof(why),
+			 "cannot read the writer's capabilities: %s",
+			 strerror(-may));
+	error_log_add(may < 0 ? may : -EPERM, 1, may < 0 ? why : msg, data,
+		      nl ? (size_t)(nl - data) : size, 0);
+	return may < 0 ? may : -EPERM;
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
@@ -738,8 +749,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = -ENOENT;
 	else if (fuse_req_ctx(req)->uid != 0)
 		err = -EACCES;
-	else if (!writer_may_attach(fuse_req_ctx(req)->pid))
-		err = -EPERM;
+	else if ((err = writer_may_attach(fuse_req_ctx(req)->pid)) <= 0)
+		err = err ? err : -EPERM;
 	else
 		err = owned_remove(req_owned(req), id);
 	fuse_reply_err(req, -err);
