@@ -114,6 +114,16 @@ int reader_may_watch(pid_t pid)
 	return (caps >> CAP_SYS_ADMIN_BIT & 1) || (caps >> CAP_PERFMON_BIT & 1);
 }
 
+int watcher_access(uid_t uid, pid_t pid)
+{
+	int may;
+
+	if (uid != 0)
+		return -EACCES;
+	may = reader_may_watch(pid);
+	return may > 0 ? 0 : may < 0 ? may : -EACCES;
+}
+
 bool reader_may_see_addrs(pid_t pid)
 {
 	int kptr = 2, paranoid = 2;

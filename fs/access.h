@@ -50,6 +50,17 @@ int writer_may_attach(pid_t pid);
  */
 int reader_may_watch(pid_t pid);
 
+/**
+ * watcher_access() - may the process behind a request open a file that
+ * streams other processes' events (`events`, `top`)? Root's only (mode
+ * 0400, whatever allow_other, uid= and umask= say), and with
+ * reader_may_watch(): uid 0 without CAP_PERFMON or CAP_SYS_ADMIN
+ * (capabilities dropped, root of a user namespace) may not.
+ * @uid, @pid: from fuse_req_ctx()
+ * Return: 0, -EACCES, or -errno when the capabilities cannot be read.
+ */
+int watcher_access(uid_t uid, pid_t pid);
+
 /** sysctl_read_int() - read an integer from /proc/sys; -errno on error */
 int sysctl_read_int(const char *path, int *value);
 

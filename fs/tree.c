@@ -483,7 +483,7 @@ static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
-/* A stream may be opened: read-only, by root, on a link it applies to. */
+/* A stream may be opened: read-only, by a watcher, on a link it applies to. */
 static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 				struct fuse_file_info *fi)
 {
@@ -491,9 +491,11 @@ static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 	struct reader r = {false};
 	int err = v ? 0 : -ENOMEM;
 
-	if (!err && ((fi->flags & O_ACCMODE) != O_RDONLY ||
-		     fuse_req_ctx(req)->uid != 0))
+	if (!err && (fi->flags & O_ACCMODE) != O_RDONLY)
 		err = -EACCES;
+	if (!err)
+		err = watcher_access(fuse_req_ctx(req)->uid,
+				     fuse_req_ctx(req)->pid);
 	if (!err)
 		err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!err) {
@@ -523,8 +525,8 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
 		free(of);
 		return NULL;
 	}
+	/* seekable: a seek back over the last read reads it again */
 	fi->direct_io = 1;
-	fi->nonseekable = 1;
 	return of;
 }
 
@@ -595,7 +597,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (of->stream) {
-		event_stream_read(of->stream, req, size,
+		event_stream_read(of->stream, req, size, off,
 				  fi->flags & O_NONBLOCK);
 	} else if (of->control) {
 		buf = malloc(size ? size : 1);
