@@ -23,7 +23,7 @@ int id_list_reserve(struct id_list *l, size_t more);
 
 /* A set of link ids (never 0), found in constant time */
 struct id_set {
-	__u32 *slots; /* open addressing: 0 is a free slot */
+	__u32 *slots;	 /* open addressing: 0 is a free slot */
 	size_t cap, len; /* cap 0 or a power of two */
 };
 

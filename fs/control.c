@@ -498,8 +498,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 	__atomic_store_n(&h->writer, pid, __ATOMIC_RELAXED);
 	inside = h->partial_len || h->partial_too_long;
 	line_no = h->line_no + 1;
-	err = tail_again(h, data, len) ? -EINVAL
-				       : run_lines(h, data, len, &rq);
+	err = tail_again(h, data, len) ? -EINVAL : run_lines(h, data, len, &rq);
 	err = request_end(h, &rq, err);
 	if (err) {
 		/* its start was accepted by an earlier request */

@@ -4,7 +4,8 @@
 # returned reads those bytes again, so GNU `head -n N` ends without
 # "Illegal seek" and leaves the offset after line N for the next reader of
 # the descriptor; a seek that changes nothing succeeds; a seek where the
-# stream cannot go (past what it gave) fails the read with ESPIPE. The RETVAL column of a
+# stream cannot go (past what it gave) fails the read with ESPIPE. bash's
+# read builtin, which reads blocks of a seekable file, gets one line each. The RETVAL column of a
 # uretprobe on the fixture's function (i * 3 + 7 for call i) says which
 # line is which. Opening needs CAP_PERFMON or CAP_SYS_ADMIN in the initial
 # user namespace: root without capabilities and root of a user namespace
@@ -62,6 +63,19 @@ assert_eq "the other 47 lines" \
 	"$(python3 -c 'print(" ".join(hex(i * 3 + 7) for i in range(3, 50)))')" \
 	"$(retvals "$WORK/rest")"
 exec {fd}<&-
+
+# --- bash's read takes a block and seeks back to the end of its line
+exec {fd}<"$EV" || die "open $EV"
+"$FIX" evread 3 >"$WORK/fix.out" || die "fixture"
+wait_hits 53
+wait_ready "$fd"
+got=
+for i in 1 2 3; do
+	IFS= read -r -t 10 line <&"$fd" || fail "bash read $i"
+	got+=" ${line##*$'\t'}"
+done
+exec {fd}<&-
+assert_eq "bash read: calls 0 to 2, one each" "0x7 0xa 0xd" "${got# }"
 
 # --- the seeks themselves, byte for byte
 "$FIX" evseek 50 "$WORK/go" >"$WORK/fix.out" &
