@@ -163,8 +163,11 @@ static void stream_push(struct event_stream *s, const char *line, size_t n)
  */
 static void stream_gave(struct event_stream *s, const char *buf, size_t n)
 {
-	char *p = n ? realloc(s->back, n) : NULL;
+	char *p;
 
+	if (!n) /* end of file: the last bytes are still the last read's */
+		return;
+	p = realloc(s->back, n);
 	if (p) {
 		memcpy(p, buf, n);
 		s->back = p;
@@ -191,7 +194,8 @@ static ssize_t stream_reread(const struct event_stream *s, off_t off,
 	n = n < size ? n : size;
 	if (n && !(*buf = malloc(n)))
 		return -ENOMEM;
-	memcpy(*buf, s->back + (off - from), n);
+	if (n)
+		memcpy(*buf, s->back + (off - from), n);
 	return n;
 }
 
