@@ -80,10 +80,14 @@ assert_eq "bash read: calls 0 to 2, one each" "0x7 0xa 0xd" "${got# }"
 # --- the seeks themselves, byte for byte
 "$FIX" evseek 50 "$WORK/go" >"$WORK/fix.out" &
 FIXPID=$!
-python3 - "$EV" "$WORK/go" <<'EOF' || fail "seeks on events"
+python3 - "$EV" "$WORK/go" "$WORK/fix.out" <<'EOF' || fail "seeks on events"
 import errno, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 open(sys.argv[2], "w").close()  # the fixture's calls start after the open
+for _ in range(1000):  # its hits are queued by the time it is done
+    if b"done" in open(sys.argv[3], "rb").read():
+        break
+    time.sleep(0.01)
 assert os.lseek(fd, 0, os.SEEK_CUR) == 0, "SEEK_CUR 0 at the start"
 pos = 0
 for _ in range(100):
