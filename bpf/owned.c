@@ -258,10 +258,9 @@ int owned_dying_ids(struct owned *o, __u32 **out)
 	return n;
 }
 
-/* Move o->links[at] to the reaper's queue; lock held. */
-static int owned_unlist(struct owned *o, size_t at, bool unpinned)
+/* Queue link @l for the reaper, and free its record; lock held. */
+static int dying_push(struct owned *o, struct owned_link *l, bool unpinned)
 {
-	struct owned_link *l = o->links[at];
 	struct dying_link *d = malloc(sizeof(*d));
 
 	if (!d)
@@ -277,11 +276,21 @@ static int owned_unlist(struct owned *o, size_t at, bool unpinned)
 	*o->dying_tail = d;
 	o->dying_tail = &d->next;
 	o->dying_busy++;
+	owned_free(l);
+	pthread_cond_signal(&o->reaper_wake);
+	return 0;
+}
+
+/* Move o->links[at] to the reaper's queue; lock held. */
+static int owned_unlist(struct owned *o, size_t at, bool unpinned)
+{
+	int err = dying_push(o, o->links[at], unpinned);
+
+	if (err)
+		return err;
 	memmove(&o->links[at], &o->links[at + 1],
 		(o->len - at - 1) * sizeof(*o->links));
 	o->len--;
-	owned_free(l);
-	pthread_cond_signal(&o->reaper_wake);
 	return 0;
 }
 
@@ -299,14 +308,60 @@ static int owned_take(struct owned *o, __u32 id, bool unpinned)
 	return err;
 }
 
+/*
+ * Why @id, not owned, cannot be removed: -EPERM for a live link of
+ * another, -ENOENT for none (or one being removed, or one of the daemon's
+ * own iterator links, which no listing shows), or the errno of looking it
+ * up (EMFILE when the daemon has no fd left).
+ */
+static int not_owned(struct owned *o, __u32 id)
+{
+	__u32 type;
+	int err;
+
+	if (owned_is_dying(o, id) || links_hidden(id))
+		return -ENOENT;
+	err = link_type_read(id, &type);
+	return err ? err : -EPERM;
+}
+
 int owned_remove(struct owned *o, __u32 id)
 {
 	int err = owned_take(o, id, false);
 
-	/* A live link that is not ours: refuse; else it is unknown. */
-	if (err == -ENOENT && owned_is_foreign(o, id))
-		return -EPERM;
-	return err;
+	return err == -ENOENT ? not_owned(o, id) : err;
+}
+
+int owned_may_remove(struct owned *o, __u32 id)
+{
+	bool found;
+
+	pthread_mutex_lock(&o->lock);
+	owned_find(o, id, &found);
+	pthread_mutex_unlock(&o->lock);
+	return found ? 0 : not_owned(o, id);
+}
+
+int owned_remove_ids(struct owned *o, const __u32 *ids, size_t n)
+{
+	size_t i, j = 0, kept = 0;
+	int removed = 0;
+
+	pthread_mutex_lock(&o->lock);
+	/* one merge of two ascending lists: the rest keep their order */
+	for (i = 0; i < o->len; i++) {
+		struct owned_link *l = o->links[i];
+
+		while (j < n && ids[j] < l->id)
+			j++;
+		if (j < n && ids[j] == l->id && dying_push(o, l, false) == 0)
+			removed++;
+		else
+			o->links[kept++] = l;
+	}
+	o->len = kept;
+	pthread_mutex_unlock(&o->lock);
+	return removed;
 }
 
 bool owned_is_foreign(struct owned *o, __u32 id)

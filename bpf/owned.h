@@ -117,7 +117,8 @@ int owned_dying_ids(struct owned *o, __u32 **ids);
 /**
  * owned_remove() - detach an owned link: it leaves the tree at once, the
  * reaper closes its fd and frees its counter slot in the background.
- * Return: 0, -ENOENT (unknown id), -EPERM (a link this mount does not own).
+ * Return: 0, -ENOENT (unknown id), -EPERM (a link this mount does not
+ * own), or -errno of looking an id that is not owned up in the kernel.
  */
 int owned_remove(struct owned *o, __u32 id);
 
@@ -127,6 +128,24 @@ int owned_remove(struct owned *o, __u32 id);
  * links, which no listing shows)
  */
 bool owned_is_foreign(struct owned *o, __u32 id);
+
+/**
+ * owned_may_remove() - would owned_remove() remove @id now? Changes
+ * nothing: a request checks its removals line by line and makes them
+ * with owned_remove_ids() once all its lines have succeeded.
+ * Return: 0 (owned), -ENOENT (unknown or being removed), -EPERM (a link
+ * this mount does not own), or -errno of looking it up in the kernel
+ * (-EMFILE when no fd is left).
+ */
+int owned_may_remove(struct owned *o, __u32 id);
+
+/**
+ * owned_remove_ids() - owned_remove() each owned link of @ids at once
+ * @ids: ascending; ids not owned (any more) are skipped
+ * @n: how many
+ * Return: the number removed.
+ */
+int owned_remove_ids(struct owned *o, const __u32 *ids, size_t n);
 
 /**
  * owned_forget() - an owned link lost its pin (removed by hand): unlist it

@@ -53,6 +53,18 @@ struct control_handle {
 	size_t listing_len;
 };
 
+/*
+ * What one write request (or the last line run at close) does: the links
+ * its lines made, removed again if a later line fails, and the links its
+ * lines remove, removed only when every line has succeeded.
+ */
+struct request {
+	pid_t pid; /* the writer */
+	struct id_list made;
+	struct id_set gone;
+	struct path_memo *memo; /* NULL: no memo */
+};
+
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *log_entries[ERROR_LOG_ENTRIES];
 static unsigned int log_next;
@@ -173,10 +185,16 @@ static int out_append(struct control_handle *h, const struct id_list *ids,
 	return 0;
 }
 
-/* A probe line, blanks around it already gone: its link(s) into @made. */
+static int cmp_ids(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A probe line, blanks around it already gone: its link(s) into rq->made. */
 static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
-		     const char *line, size_t len, pid_t pid,
-		     struct id_list *made, struct path_memo *memo)
+		     const char *line, size_t len, struct request *rq)
 {
 	struct bl_error e = {0};
 	char msg[96], warning[256] = "";
@@ -191,17 +209,55 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 			      COMMAND_MAX_BYTES);
 		return -EINVAL;
 	}
-	err = probe_create(h->reg, &cmd->probe, line, len, pid, made, memo, &e,
-			   warning, sizeof(warning));
+	err = probe_create(h->reg, &cmd->probe, line, len, rq->pid, &rq->made,
+			   rq->memo, &e, warning, sizeof(warning));
 	if (err || warning[0])
 		error_log_add(err, h->line_no, err ? e.msg : warning, line, len,
 			      e.column);
 	return err;
 }
 
-/* Run one complete line; links it makes are appended to @made. */
+/*
+ * A removal line: checked now, done when the request succeeds. A link
+ * that an earlier line of the request removes is gone for the later ones.
+ */
+static int run_remove(struct control_handle *h, __u32 id, const char *line,
+		      size_t len, struct request *rq)
+{
+	int err = id_set_has(&rq->gone, id) ? -ENOENT
+					    : owned_may_remove(h->reg, id);
+	char msg[96];
+
+	if (!err) {
+		err = id_set_add(&rq->gone, id);
+		return err < 0 ? err : 0;
+	}
+	if (err == -EPERM)
+		snprintf(msg, sizeof(msg), "link not created by this mount");
+	else if (err == -ENOENT)
+		snprintf(msg, sizeof(msg), "no such link");
+	else
+		snprintf(msg, sizeof(msg), "cannot look the link up: %s",
+			 strerror(-err));
+	error_log_add(err, h->line_no, msg, line, len, 0);
+	return err;
+}
+
+/* -*: every link owned now, but for those the request removes already */
+static int run_remove_all(struct control_handle *h, struct request *rq)
+{
+	__u32 *ids = NULL;
+	int n = owned_ids(h->reg, &ids), i, err = 0;
+
+	for (i = 0; i < n && err >= 0; i++)
+		err = id_set_add(&rq->gone, ids[i]);
+	free(ids);
+	return n < 0 ? n : err < 0 ? err : 0;
+}
+
+/* Run one complete line; links it makes are appended to rq->made. */
 static int run_line(struct control_handle *h, const char *line, size_t len,
-		    pid_t pid, struct id_list *made, struct path_memo *memo)
+		    struct request *rq)
 {
 	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
 	struct bl_error pe = {0};
@@ -230,19 +286,13 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		cmd->probe.path_col -= cmd->probe.path_col >= lead ? lead : 0;
 		cmd->probe.symbol_col -=
 			cmd->probe.symbol_col >= lead ? lead : 0;
-		err = run_probe(h, cmd, line, len, pid, made, memo);
+		err = run_probe(h, cmd, line, len, rq);
 		break;
 	case CMD_REMOVE:
-		err = owned_remove(h->reg, cmd->link_id);
-		if (err)
-			error_log_add(err, h->line_no,
-				      err == -EPERM
-					      ? "link not created by this mount"
-					      : "no such link",
-				      line, len, 0);
+		err = run_remove(h, cmd->link_id, line, len, rq);
 		break;
 	case CMD_REMOVE_ALL:
-		owned_remove_all(h->reg);
+		err = run_remove_all(h, rq);
 		break;
 	case CMD_NONE:
 		break;
@@ -252,13 +302,49 @@ out:
 	return err;
 }
 
-static void undo(struct owned *reg, struct id_list *made)
+/* Ascending ids of @l into owned_remove_ids() */
+static void remove_list(struct owned *reg, const struct id_list *l)
 {
+	__u32 *ids = l->len ? malloc(l->len * sizeof(*ids)) : NULL;
 	size_t i;
 
-	for (i = 0; i < made->len; i++)
-		owned_remove(reg, made->ids[i]);
-	made->len = 0;
+	if (!l->len)
+		return;
+	if (!ids) { /* one by one, then */
+		for (i = 0; i < l->len; i++)
+			owned_remove(reg, l->ids[i]);
+		return;
+	}
+	memcpy(ids, l->ids, l->len * sizeof(*ids));
+	qsort(ids, l->len, sizeof(*ids), cmp_ids);
+	owned_remove_ids(reg, ids, l->len);
+	free(ids);
+}
+
+/*
+ * The end of a request: on failure (@err) the links it made are removed
+ * and its removals are dropped; on success its removals are made (they
+ * return at once: the reaper closes the fds), and the ids it made are
+ * queued for reading back.
+ */
+static int request_end(struct control_handle *h, struct request *rq, int err)
+{
+	__u32 *ids = NULL;
+	int n = err ? 0 : id_set_sorted(&rq->gone, &ids);
+
+	if (!err && n < 0)
+		err = n;
+	if (!err)
+		err = out_append(h, &rq->made, 0);
+	if (err)
+		remove_list(h->reg, &rq->made);
+	else if (n > 0)
+		owned_remove_ids(h->reg, ids, n);
+	free(ids);
+	free(rq->made.ids);
+	rq->made = (struct id_list){0};
+	id_set_clear(&rq->gone);
+	return err;
 }
 
 /* Append to the partial line; a line past LINE_MAX_BYTES is dropped whole
@@ -280,8 +366,7 @@ static int partial_add(struct control_handle *h, const char *d, size_t n)
 	return 0;
 }
 
-static int run_partial(struct control_handle *h, pid_t pid,
-		       struct id_list *made, struct path_memo *memo)
+static int run_partial(struct control_handle *h, struct request *rq)
 {
 	int err;
 
@@ -292,7 +377,7 @@ static int run_partial(struct control_handle *h, pid_t pid,
 		err = -EINVAL;
 	} else {
 		err = run_line(h, h->partial ? h->partial : "", h->partial_len,
-			       pid, made, memo);
+			       rq);
 	}
 	h->partial_len = 0;
 	h->partial_too_long = false;
@@ -345,7 +430,7 @@ static bool tail_again(struct control_handle *h, const char *d, size_t len)
 
 /* The lines of one request; an unfinished last one stays partial. */
 static int run_lines(struct control_handle *h, const char *data, size_t len,
-		     pid_t pid, struct id_list *made, struct path_memo *memo)
+		     struct request *rq)
 {
 	size_t pos = 0;
 	int err = 0;
@@ -359,9 +444,9 @@ static int run_lines(struct control_handle *h, const char *data, size_t len,
 		if (h->partial_len || h->partial_too_long) {
 			err = partial_add(h, data + pos, n);
 			if (!err)
-				err = run_partial(h, pid, made, memo);
+				err = run_partial(h, rq);
 		} else {
-			err = run_line(h, data + pos, n, pid, made, memo);
+			err = run_line(h, data + pos, n, rq);
 		}
 		pos += n + 1;
 	}
@@ -401,8 +486,8 @@ static pid_t writer_group(struct control_handle *h, pid_t pid)
 ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid)
 {
-	struct id_list made = {0};
 	struct path_memo memo = {0};
+	struct request rq = {.pid = pid, .memo = &memo};
 	unsigned int line_no;
 	bool inside;
 	pid_t tgid;
@@ -413,25 +498,20 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 	__atomic_store_n(&h->writer, pid, __ATOMIC_RELAXED);
 	inside = h->partial_len || h->partial_too_long;
 	line_no = h->line_no + 1;
-	err = tail_again(h, data, len)
-		      ? -EINVAL
-		      : run_lines(h, data, len, pid, &made, &memo);
+	err = tail_again(h, data, len) ? -EINVAL : run_lines(h, data, len, &rq);
+	err = request_end(h, &rq, err);
 	if (err) {
-		undo(h->reg, &made);
 		/* its start was accepted by an earlier request */
 		if (inside)
 			tail_remember(h, data, len, line_no);
 		h->partial_len = 0;
 		h->partial_too_long = false;
-	} else {
-		err = out_append(h, &made, 0);
 	}
 	/* whose threads may run the unfinished line at close */
 	tgid = h->partial_len || h->partial_too_long ? writer_group(h, pid) : 0;
 	__atomic_store_n(&h->writer_tgid, tgid, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&h->lock);
 	path_memo_clear(&memo);
-	free(made.ids);
 	return err ? err : (ssize_t)len;
 }
 
@@ -496,7 +576,7 @@ static int drop_killed(struct control_handle *h, pid_t pid, int sig)
 
 int control_flush(struct control_handle *h, pid_t pid, bool last)
 {
-	struct id_list made = {0};
+	struct request rq = {.pid = pid};
 	int err = 0, sig;
 
 	/*
@@ -514,15 +594,10 @@ int control_flush(struct control_handle *h, pid_t pid, bool last)
 		if (sig) {
 			err = drop_killed(h, pid, sig);
 		} else {
-			err = run_partial(h, pid, &made, NULL);
-			if (err)
-				undo(h->reg, &made);
-			else
-				err = out_append(h, &made, 0);
+			err = request_end(h, &rq, run_partial(h, &rq));
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
-	free(made.ids);
 	return err;
 }
 

@@ -48,6 +48,9 @@ struct event_stream {
 	uint64_t lost; /* events dropped and not yet written as # lost */
 	struct pending_read *reads, **reads_tail;
 	struct fuse_pollhandle *ph;
+	off_t pos;	 /* the bytes given out so far: the reader's offset */
+	char *back;	 /* the last read's bytes, which end at pos */
+	size_t back_len; /* a seek back over them gives them again */
 	bool ended;
 	bool closed;
 };
@@ -154,6 +157,49 @@ static void stream_push(struct event_stream *s, const char *line, size_t n)
 }
 
 /*
+ * The bytes of a read leave the queue: the offset moves past them, and
+ * they are kept until the next read, so that a reader that seeks back over
+ * what it read past a line's end (GNU head, bash's read) reads them again.
+ */
+static void stream_gave(struct event_stream *s, const char *buf, size_t n)
+{
+	char *p;
+
+	if (!n) /* end of file: the last bytes are still the last read's */
+		return;
+	p = realloc(s->back, n);
+	if (p) {
+		memcpy(p, buf, n);
+		s->back = p;
+	}
+	s->back_len = p ? n : 0;
+	s->pos += n;
+}
+
+/*
+ * A read at @off before the stream's offset: the reader sought back over
+ * the last read's bytes, and gets them again (up to @size, into *buf).
+ * Return: the length, or -ESPIPE for an offset the stream cannot give
+ * (past its offset, or before the last read).
+ */
+static ssize_t stream_reread(const struct event_stream *s, off_t off,
+			     size_t size, char **buf)
+{
+	off_t from = s->pos - (off_t)s->back_len;
+	size_t n = (size_t)(s->pos - off);
+
+	*buf = NULL;
+	if (off < from || off > s->pos)
+		return -ESPIPE;
+	n = n < size ? n : size;
+	if (n && !(*buf = malloc(n)))
+		return -ENOMEM;
+	if (n)
+		memcpy(*buf, s->back + (off - from), n);
+	return n;
+}
+
+/*
  * Up to @size bytes of whole lines (a part of one when the first line
  * alone is longer), malloc'd into *buf. Return: the length, 0 if none.
  */
@@ -181,6 +227,7 @@ static ssize_t stream_take(struct event_stream *s, size_t size, char **buf)
 			n = i;
 		}
 	}
+	stream_gave(s, *buf, n);
 	return n;
 }
 
@@ -619,7 +666,7 @@ static void on_interrupt(fuse_req_t req, void *data)
 }
 
 void event_stream_read(struct event_stream *s, fuse_req_t req, size_t size,
-		       bool nonblock)
+		       off_t off, bool nonblock)
 {
 	struct event_hub *hub = s->hub;
 	struct pending_read *pr = malloc(sizeof(*pr));
@@ -629,7 +676,9 @@ void event_stream_read(struct event_stream *s, fuse_req_t req, size_t size,
 	/* before the lock: an interrupt already pending runs it at once */
 	fuse_req_interrupt_func(req, on_interrupt, hub);
 	pthread_mutex_lock(&hub->lock);
-	if (!s->reads && stream_readable(s))
+	if (off != s->pos)
+		n = stream_reread(s, off, size, &buf);
+	else if (!s->reads && stream_readable(s))
 		n = stream_take(s, size, &buf);
 	else if (!nonblock) {
 		if (fuse_req_interrupted(req)) {
@@ -712,5 +761,6 @@ void event_stream_close(struct event_stream *s)
 	pthread_mutex_unlock(&hub->lock);
 	outbox_send(&out);
 	free(s->q);
+	free(s->back);
 	free(s);
 }

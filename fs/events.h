@@ -57,13 +57,16 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 		      struct event_stream **out);
 
 /**
- * event_stream_read() - answer a READ: queued whole lines up to @size, or
- * wait for them (the request is answered later by the ring thread, or with
- * EINTR when the kernel interrupts it); EAGAIN when @nonblock and nothing
- * is queued; end of file once the stream ended.
+ * event_stream_read() - answer a READ at offset @off: queued whole lines
+ * up to @size, or wait for them (the request is answered later by the ring
+ * thread, or with EINTR when the kernel interrupts it); EAGAIN when
+ * @nonblock and nothing is queued; end of file once the stream ended. An
+ * @off before the bytes given so far (the reader sought back over its
+ * last read) gets those bytes again at once; another offset the stream
+ * cannot give is ESPIPE.
  */
 void event_stream_read(struct event_stream *s, fuse_req_t req, size_t size,
-		       bool nonblock);
+		       off_t off, bool nonblock);
 
 /** event_stream_poll() - answer a POLL; keeps @ph to notify later */
 void event_stream_poll(struct event_stream *s, fuse_req_t req,

@@ -128,8 +128,10 @@ static int detach_foreign(fuse_req_t req, __u32 id)
 		err = -EACCES;
 	} else if (!d->detach) {
 		why = "the mount has no -o detach";
-	} else if (!requester_may_detach(ctx->pid)) {
-		why = "the requester lacks CAP_SYS_ADMIN";
+	} else if ((err = requester_may_detach(ctx->pid)) <= 0) {
+		why = err ? "its capabilities cannot be read"
+			  : "the requester lacks CAP_SYS_ADMIN";
+		err = err ? err : -EPERM;
 	} else {
 		err = link_detach_id(id);
 		if (err == -EOPNOTSUPP)
@@ -156,11 +158,15 @@ int link_rmdir(fuse_req_t req, __u32 id)
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct owned *reg = req_owned(req);
 
+	int may;
+
 	if (owned_is_foreign(reg, id))
 		return detach_foreign(req, id);
 	if (ctx->uid != 0)
 		return -EACCES;
-	if (!writer_may_attach(ctx->pid))
-		return -EPERM;
+	/* a check that cannot read the capabilities says why, not EPERM */
+	may = writer_may_attach(ctx->pid);
+	if (may <= 0)
+		return may ? may : -EPERM;
 	return owned_remove(reg, id);
 }

@@ -218,6 +218,10 @@ static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 		return -ENOENT;
 	v = malloc(sizeof(*v));
 	n = v ? link_view_load(d->owned, id, v) : -ENOMEM;
+	/* an own link is there while it is owned: rmdir needs no fd */
+	if ((n == -EMFILE || n == -ENFILE) && idx == 0 &&
+	    owned_get(d->owned, id, &v->own) == 0)
+		n = 0;
 	if (!n && idx == 0) {
 		attr_fill(d, st, ino, S_IFDIR | 0555, 0);
 	} else if (!n) {
@@ -480,7 +484,7 @@ static struct open_file *attached_file_open(fuse_req_t req, fuse_ino_t ino,
 	return of;
 }
 
-/* A stream may be opened: read-only, by root, on a link it applies to. */
+/* A stream may be opened: read-only, by a watcher, on a link it applies to. */
 static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 				struct fuse_file_info *fi)
 {
@@ -488,9 +492,11 @@ static int link_file_open_check(fuse_req_t req, fuse_ino_t ino,
 	struct reader r = {false};
 	int err = v ? 0 : -ENOMEM;
 
-	if (!err && ((fi->flags & O_ACCMODE) != O_RDONLY ||
-		     fuse_req_ctx(req)->uid != 0))
+	if (!err && (fi->flags & O_ACCMODE) != O_RDONLY)
 		err = -EACCES;
+	if (!err)
+		err = watcher_access(fuse_req_ctx(req)->uid,
+				     fuse_req_ctx(req)->pid);
 	if (!err)
 		err = link_view_load(req_owned(req), INO_ID(ino), v);
 	if (!err) {
@@ -520,8 +526,8 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
 		free(of);
 		return NULL;
 	}
+	/* seekable: a seek back over the last read reads it again */
 	fi->direct_io = 1;
-	fi->nonseekable = 1;
 	return of;
 }
 
@@ -592,7 +598,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (of->stream) {
-		event_stream_read(of->stream, req, size,
+		event_stream_read(of->stream, req, size, off,
 				  fi->flags & O_NONBLOCK);
 	} else if (of->control) {
 		buf = malloc(size ? size : 1);
@@ -622,11 +628,18 @@ static ssize_t control_write_checked(struct control_handle *h, const char *data,
 		"creating or removing links needs CAP_SYS_ADMIN, or CAP_BPF "
 		"with CAP_PERFMON, in the initial user namespace";
 	const char *nl = memchr(data, '\n', size);
+	int may = writer_may_attach(pid);
+	char why[128];
 
-	if (writer_may_attach(pid))
+	if (may > 0)
 		return control_write(h, data, size, pid);
-	error_log_add(-EPERM, 1, msg, data, nl ? (size_t)(nl - data) : size, 0);
-	return -EPERM;
+	if (may < 0) /* the daemon's own failure, not the writer's */
+		snprintf(why, sizeof(why),
+			 "cannot read the writer's capabilities: %s",
+			 strerror(-may));
+	error_log_add(may < 0 ? may : -EPERM, 1, may < 0 ? why : msg, data,
+		      nl ? (size_t)(nl - data) : size, 0);
+	return may < 0 ? may : -EPERM;
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,

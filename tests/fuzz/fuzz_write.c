@@ -18,7 +18,9 @@
  * Invariants (abort() when broken):
  *   - control_write() returns len or a negative errno of the known set;
  *   - probe_create() never sees a newline, nor a line over 1 MiB;
- *   - a failed request leaves none of the links it made in the registry;
+ *   - a failed request leaves none of the links it made in the registry,
+ *     and removes none that were there before it (its -ID and -* lines
+ *     take effect only when the whole request succeeds);
  *   - read-back on the writing handle lists, in order, exactly the ids made
  *     by the requests that succeeded, then end-of-file;
  *   - a fresh handle reads owned_list(), byte for byte, in any chunk size;
@@ -60,6 +62,10 @@ struct owned {
 	size_t reg_len;
 	__u32 next_id;
 };
+
+/* the registry before the current call: a failed one keeps all of it */
+static __u32 call_before[MAX_LINKS];
+static size_t call_before_len;
 
 /* ids made during the current control_write()/control_flush() call */
 static __u32 call_made[MAX_LINKS];
@@ -156,6 +162,41 @@ int owned_remove(struct owned *o, __u32 id)
 	return 0;
 }
 
+int owned_may_remove(struct owned *o, __u32 id)
+{
+	if (reg_find(o, id) >= 0)
+		return 0;
+	return id <= FOREIGN_ID_MAX ? -EPERM : -ENOENT;
+}
+
+int owned_remove_ids(struct owned *o, const __u32 *ids, size_t n)
+{
+	size_t i;
+	int removed = 0, at;
+
+	for (i = 0; i < n; i++) {
+		check(i == 0 || ids[i - 1] < ids[i], "removal ids ascending");
+		at = reg_find(o, ids[i]);
+		if (at >= 0) {
+			reg_drop(o, (size_t)at);
+			removed++;
+		}
+	}
+	return removed;
+}
+
+int owned_ids(struct owned *o, __u32 **ids)
+{
+	size_t i;
+
+	*ids = malloc((o->reg_len ? o->reg_len : 1) * sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (i = 0; i < o->reg_len; i++)
+		(*ids)[i] = o->reg[i].id;
+	return (int)o->reg_len;
+}
+
 int owned_remove_all(struct owned *o)
 {
 	int n = (int)o->reg_len;
@@ -218,11 +259,26 @@ static int known_errno(long r)
 	       r == -EPERM || r == -E2BIG || r == -ENOSPC || r == -ENOMEM;
 }
 
-/* After a call: either all its links are kept and expected, or none. */
+static void snapshot(const struct owned *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->reg_len; i++)
+		call_before[i] = o->reg[i].id;
+	call_before_len = o->reg_len;
+}
+
+/*
+ * After a call: either all its links are kept and expected, or none; a
+ * failed call removed nothing that was there before it.
+ */
 static void account(const struct owned *o, long r)
 {
 	size_t i;
 
+	for (i = 0; r < 0 && i < call_before_len; i++)
+		check(reg_find(o, call_before[i]) >= 0,
+		      "a failed request removes nothing");
 	check(r >= 0 || known_errno(r), "return is len or a known -errno");
 	for (i = 0; i < call_made_len; i++) {
 		if (r >= 0) {
@@ -239,7 +295,10 @@ static void account(const struct owned *o, long r)
 static void do_write(struct owned *o, struct control_handle *h, const char *d,
 		     size_t n)
 {
-	ssize_t r = control_write(h, d, n, 4242);
+	ssize_t r;
+
+	snapshot(o);
+	r = control_write(h, d, n, 4242);
 
 	check(r < 0 || (size_t)r == n, "write returns its length");
 	account(o, r);
@@ -364,6 +423,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		pos += n;
 	}
 	if (!(flags & 0x20)) {
+		snapshot(o);
 		r = control_flush(h, 4242, false);
 		check(r == 0 || known_errno(r), "flush returns 0 or -errno");
 		account(o, r);
