@@ -27,6 +27,7 @@
 
 #include "attach.h"
 #include "linkinfo.h"
+#include "uprobe_fdroot.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
 
@@ -169,6 +170,20 @@ static int ref_ctr_shift(struct bl_error *e)
 	return lo;
 }
 
+struct held_open {
+	struct perf_event_attr *attr;
+	const struct perf_probe *p;
+};
+
+/* uprobe_fd_call()'s function: the event, with the path it is given. */
+static int held_open(void *arg, const char *kpath)
+{
+	struct held_open *h = arg;
+
+	h->attr->config1 = (uintptr_t)kpath;
+	return open_any_cpu(h->attr, h->p);
+}
+
 static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 {
 	bool is_k = p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE;
@@ -216,7 +231,11 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 	 * samples, the only thing that needs it enabled.
 	 */
 	attr.disabled = 1;
-	fd = open_any_cpu(&attr, p);
+	if (!is_k && p->target_held)
+		fd = uprobe_fd_call(p->target_fd, p->target, held_open,
+				    &(struct held_open){&attr, p});
+	else
+		fd = open_any_cpu(&attr, p);
 	if (fd < 0)
 		set_err(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
 			p->target, (unsigned long long)p->offset,

@@ -13,6 +13,8 @@
  *   uprobe_elf.c     opening a probe-able ELF file, its tables (libelf)
  *   uprobe_elfcheck.c  the bounds of a hostile ELF file
  *   uprobe_err.c     the error value (struct uprobe_err)
+ * and, beside them, uprobe_fdroot.c: handing the kernel the file that was
+ * read rather than its path (uprobe_fdroot.h).
  */
 #ifndef BPFLINKFS_UPROBE_TARGET_H
 #define BPFLINKFS_UPROBE_TARGET_H
@@ -32,6 +34,8 @@ struct uprobe_target {
 	ino_t ino;
 	uint64_t ref_ctr_offset; /* usdt: file offset of the semaphore, or 0 */
 	char warning[256]; /* non-empty: a warning for error_log (IFUNC ...) */
+	int fd; /* resolve_uprobe()/resolve_usdt(): the resolved file (O_PATH),
+		   what the kernel is to probe; the caller closes it */
 };
 
 /*
