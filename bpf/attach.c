@@ -28,6 +28,7 @@
 #include "attach.h"
 #include "linkinfo.h"
 #include "uprobe_fdroot.h"
+#include "uprobe_view.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
 
@@ -517,6 +518,22 @@ static bool on_bpffs(const char *path)
 	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
 }
 
+/*
+ * -EINVAL when @path leads into the daemon's own mount: BPF_OBJ_GET would
+ * look it up there, a request to the daemon itself, which a single-threaded
+ * daemon never answers. The walk of the uprobe paths tells it by the device
+ * of each directory on the way, before anything inside is looked up.
+ */
+static int outside_own_mount(const char *path, struct bl_error *e)
+{
+	struct uprobe_err te = {0};
+	int err = uprobe_view_outside_mount(path, &te);
+
+	if (err == -EINVAL)
+		set_err(e, "prog=%s", te.e.msg);
+	return err;
+}
+
 int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 {
 	int fd, err;
@@ -526,6 +543,9 @@ int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 		set_err(e, "no program path given");
 		return -EINVAL;
 	}
+	err = outside_own_mount(path, e);
+	if (err)
+		return err;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = errno;

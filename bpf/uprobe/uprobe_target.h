@@ -147,6 +147,17 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
 int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
 			  char **names, char **text);
 
+/**
+ * uprobe_has_symbol() - does the file have a symbol of exactly this name
+ * @canonical: path from uprobe_resolve_path()
+ * @name: a name (name@VER as for uprobe_resolve()), taken as bytes: `*`,
+ *        `?` and `[` are themselves
+ *
+ * Any symbol of .symtab or .dynsym counts (an import too: resolving it
+ * then says what it is). A file that cannot be read has none.
+ */
+bool uprobe_has_symbol(const char *canonical, const char *name);
+
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,
 			    uint64_t offset, bool by_offset, bool retprobe,
