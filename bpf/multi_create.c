@@ -191,21 +191,24 @@ static bool is_return(const struct probe_spec *p)
 	return p->kind == PROBE_URETPROBE || p->kind == PROBE_KRETPROBE;
 }
 
-/* bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts). */
-static int uprobe_multi_create(int prog, const struct probe_spec *p,
-			       const struct multi_targets *t,
-			       const __u64 *cookies)
+/*
+ * bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts), on
+ * the @n targets of @t from @first.
+ */
+static int uprobe_multi_range(int prog, const struct probe_spec *p,
+			      const struct multi_targets *t,
+			      const __u64 *cookies, size_t first, size_t n)
 {
 	struct abi_link_create_uprobe_multi attr;
-	__u64 *offsets = calloc(t->m.n, sizeof(*offsets));
+	__u64 *offsets = calloc(n, sizeof(*offsets));
 	char held[32];
 	size_t i;
 	int fd;
 
 	if (!offsets)
 		return -ENOMEM;
-	for (i = 0; i < t->m.n; i++)
-		offsets[i] = t->m.m[i].offset;
+	for (i = 0; i < n; i++)
+		offsets[i] = t->m.m[first + i].offset;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog;
 	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
@@ -217,9 +220,12 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 	snprintf(held, sizeof(held), "/proc/self/fd/%d", t->fd);
 	attr.path = (__u64)(unsigned long)held;
 	attr.offsets = (__u64)(unsigned long)offsets;
-	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
-	attr.cookies = (__u64)(unsigned long)cookies;
-	attr.cnt = t->m.n;
+	attr.ref_ctr_offsets =
+		(__u64)(unsigned long)(t->ref_ctr_offsets
+					       ? t->ref_ctr_offsets + first
+					       : NULL);
+	attr.cookies = (__u64)(unsigned long)(cookies + first);
+	attr.cnt = n;
 	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = p->opts & OPT_PID ? p->pid : 0;
 	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
@@ -227,6 +233,74 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 		fd = -errno;
 	free(offsets);
 	return fd;
+}
+
+static int uprobe_multi_create(int prog, const struct probe_spec *p,
+			       const struct multi_targets *t,
+			       const __u64 *cookies)
+{
+	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n);
+}
+
+/* The kernel's errno for an instruction uprobes cannot step (ENOTSUPP). */
+#define ENOTSUPP_KERNEL 524
+
+/*
+ * Which target of @t the kernel refused as an instruction it cannot probe:
+ * halves of the range are tried (a link made is closed at once) until one
+ * target is left, about log2(n) tries. Return: its index, or -1.
+ */
+static ssize_t unprobeable_target(int prog, const struct probe_spec *p,
+				  const struct multi_targets *t,
+				  const __u64 *cookies)
+{
+	size_t lo = 0, hi = t->m.n, mid;
+	int fd;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		fd = uprobe_multi_range(prog, p, t, cookies, lo, mid - lo);
+		if (fd >= 0)
+			close(fd);
+		if (fd == -ENOTSUPP_KERNEL)
+			hi = mid;
+		else if (fd >= 0)
+			lo = mid;
+		else
+			return -1; /* another error: no answer */
+	}
+	fd = uprobe_multi_range(prog, p, t, cookies, lo, 1);
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOTSUPP_KERNEL ? (ssize_t)lo : -1;
+}
+
+/* The message for a refused instruction: which target, when it is known. */
+static void unprobeable_error(int prog, const struct probe_spec *p,
+			      const struct multi_targets *t,
+			      const __u64 *cookies, struct bl_error *e)
+{
+	ssize_t bad =
+		is_uprobe(p) ? unprobeable_target(prog, p, t, cookies) : -1;
+	const struct uprobe_match *m = bad >= 0 ? &t->m.m[bad] : NULL;
+
+	if (m && m->name)
+		snprintf(e->msg, sizeof(e->msg),
+			 "%s (file offset 0x%llx), a target of the %zu, is an "
+			 "instruction the kernel cannot probe; leave it out "
+			 "of the pattern",
+			 m->name, (unsigned long long)m->offset, t->m.n);
+	else if (m)
+		snprintf(e->msg, sizeof(e->msg),
+			 "the target at file offset 0x%llx, of the %zu, is "
+			 "an instruction the kernel cannot probe",
+			 (unsigned long long)m->offset, t->m.n);
+	else
+		snprintf(e->msg, sizeof(e->msg),
+			 "a target of the %zu is an instruction the kernel "
+			 "cannot probe; narrow the pattern",
+			 t->m.n);
+	e->column = p->symbol_col;
 }
 
 static int kprobe_multi_create(int prog, const struct probe_spec *p,
@@ -294,17 +368,11 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
 				  : kprobe_multi_create(prog, p, t, cookies);
-		if (close_it)
-			close(prog);
 		/* uprobes refuse an instruction they cannot step (ENOTSUPP,
-		 * kernel-internal 524): say so with an errno users know */
-		if (fd == -524) {
+		 * kernel-internal 524): say which, with an errno users know */
+		if (fd == -ENOTSUPP_KERNEL) {
 			fd = -EOPNOTSUPP;
-			snprintf(e->msg, sizeof(e->msg),
-				 "a target of the %zu is an instruction the "
-				 "kernel cannot probe; narrow the pattern",
-				 t->m.n);
-			e->column = p->symbol_col;
+			unprobeable_error(prog, p, t, cookies, e);
 		} else if (fd < 0) {
 			snprintf(e->msg, sizeof(e->msg),
 				 "cannot create the %s link of %zu targets: %s",
@@ -312,6 +380,8 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 				 t->m.n, strerror(-fd));
 			e->column = p->symbol_col;
 		}
+		if (close_it)
+			close(prog);
 	}
 	free(cookies);
 	return fd;

@@ -136,6 +136,7 @@ static int resolve_in_file(const struct probe_spec *p, pid_t pid,
 {
 	struct uprobe_err te = {.path_col = p->path_col,
 				.symbol_col = symbol_col,
+				.provider_col = p->provider_col,
 				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
 	int err = -EAGAIN, fd = -1, tries;
@@ -215,7 +216,8 @@ int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
 {
 	struct usdt_arg a = {ut, locs, n};
 
-	/* an unknown probe: the caret under [PROVIDER:]NAME */
-	return resolve_in_file(p, pid, memo, p->provider_col, usdt_in_file, &a,
+	/* an unknown probe: the caret under NAME (PROVIDER when the file has
+	 * no probe of that provider) */
+	return resolve_in_file(p, pid, memo, p->symbol_col, usdt_in_file, &a,
 			       ut, e);
 }

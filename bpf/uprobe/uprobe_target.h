@@ -47,6 +47,7 @@ struct uprobe_target {
 struct uprobe_err {
 	size_t path_col;
 	size_t symbol_col;
+	size_t provider_col; /* usdt: where PROVIDER starts */
 	struct bl_error e;
 };
 
