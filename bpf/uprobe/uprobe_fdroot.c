@@ -2,27 +2,26 @@
 /*
  * A uprobe made on the very file the daemon read (uprobe_fdroot.h).
  *
- * Once per process, a thread makes a mount namespace of its own (private,
- * so nothing propagates to the host), detaches every mount it copied (so
- * that it pins no file system of the host, the daemon's own FUSE mount
- * least of all), and puts in it a tmpfs (the base) with a procfs under it.
- * The namespace lives on through a descriptor of it.
+ * One thread, started at first use, does every such call. It makes a
+ * mount namespace of its own (private, so that nothing it does reaches the
+ * host), detaches every mount it copied (so that it pins no file system of
+ * the host, the daemon's own FUSE mount least of all), and takes as its
+ * root a fresh tmpfs holding only a procfs. For each call it builds the
+ * path's directories in that tmpfs and, as the path's last component, a
+ * symlink to the procfs's self/fd/N, runs the function, and removes what
+ * it built. The kernel's path walk then reaches the descriptor's file
+ * through the magic link; nothing outside the tmpfs (renames, symlinks,
+ * other mounts) takes part in it, and the string it records is the path.
  *
- * Each call then runs in a thread that joins that namespace, mounts a
- * fresh tmpfs in the base, clones the procfs into it under a name that is
- * not the path's first component, builds the path's directories and, as
- * its last component, a symlink to that procfs's self/fd/N, takes that
- * tmpfs as its root and calls the function. The kernel's path walk reaches
- * the descriptor's file through the magic link; nothing outside the tmpfs
- * (renames, symlinks, other mounts) takes part in it. The tmpfs is
- * detached afterwards; the probe keeps its reference to the file itself.
+ * One thread for every caller: the calls are short (the kernel serializes
+ * uprobe creation anyway), and a tree of directories shared by concurrent
+ * calls on the same path could not be.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,23 +33,35 @@
 #include "mountinfo.h"
 #include "uprobe_fdroot.h"
 
-/*
- * The namespace, its base tmpfs and its procfs: made once and kept for the
- * life of the process, a kernel object rather than daemon state (every
- * mount of the daemon shares it).
- */
-struct fdroot {
-	int ns;	  /* the mount namespace */
-	int base; /* root of the tmpfs whose directories the calls mount on */
-	int proc; /* root of the procfs in it */
-	bool ok;
+/* The procfs in the worker's root; a path starting there is not built. */
+#define PROC_DIR ".bpflinkfs-proc"
+
+struct fd_call {
+	int fd;
+	const char *path;
+	uprobe_fd_fn fn;
+	void *arg;
+	int ret;
+	bool ran;
 };
 
-static pthread_once_t root_once = PTHREAD_ONCE_INIT;
-static struct fdroot root = {-1, -1, -1, false};
-static atomic_ulong call_seq;
+/*
+ * The worker and its one request slot: a kernel-side resource of the
+ * process (a mount namespace and a thread), not daemon state, so it is
+ * shared by every mount in the process and lives as long as it.
+ */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t one;  /* held by the caller for a whole call */
+	pthread_mutex_t lock; /* the slot */
+	pthread_cond_t cond;
+	struct fd_call *req; /* set by the caller, cleared by the worker */
+	bool ready;	     /* the worker stands in its root */
+	bool failed;	     /* it could not: calls take the fallback */
+} wk = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_COND_INITIALIZER};
 
-/* A new tmpfs, detached: its root's descriptor, or -errno. */
+/* A new detached mount of @type: its root's descriptor, or -errno. */
 static int fs_new(const char *type)
 {
 	int fs = fsopen(type, FSOPEN_CLOEXEC), m = -1;
@@ -107,160 +118,167 @@ static void detach_copies(void)
 	free(mps);
 }
 
-static void *setup_main(void *arg)
+/* The worker's namespace and root: 0, or -1. */
+static int worker_root(void)
 {
-	struct fdroot *r = arg;
-	int proc = -1;
+	int m, proc, ok;
 
 	if (unshare(CLONE_FS | CLONE_NEWNS))
-		return NULL;
-	r->ns = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		return -1;
 	/* private first: a detach must not reach the host's mounts */
-	if (r->ns < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-		return NULL;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
 	detach_copies();
-	r->base = fs_new("tmpfs");
-	if (r->base < 0 ||
-	    move_mount(r->base, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH))
-		return NULL;
+	m = fs_new("tmpfs");
+	if (m < 0)
+		return -1;
 	proc = fs_new("proc");
-	if (proc < 0 || mkdirat(r->base, "proc", 0500) ||
-	    move_mount(proc, "", r->base, "proc", MOVE_MOUNT_F_EMPTY_PATH)) {
-		if (proc >= 0)
-			close(proc);
-		return NULL;
-	}
-	r->proc = proc;
-	r->ok = true;
-	return NULL;
+	ok = proc >= 0 &&
+	     !move_mount(m, "", AT_FDCWD, "/", MOVE_MOUNT_F_EMPTY_PATH) &&
+	     !mkdirat(m, PROC_DIR, 0500) &&
+	     !move_mount(proc, "", m, PROC_DIR, MOVE_MOUNT_F_EMPTY_PATH) &&
+	     !fchdir(m) && !chroot(".");
+	if (proc >= 0)
+		close(proc);
+	close(m);
+	return ok ? 0 : -1;
 }
 
-static void root_setup(void)
-{
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, setup_main, &root) == 0)
-		pthread_join(t, NULL);
-}
-
-struct fd_call {
-	int fd;
-	const char *path;
-	uprobe_fd_fn fn;
-	void *arg;
-	int ret;
-	bool ran;
-};
-
-/* In @dir, the directories of @path and its last component as a symlink
- * to @target. */
-static int build_path(int dir, const char *path, const char *target)
+/* The directories of @path to its last component, which is returned;
+ * the deepest directory's descriptor in *@dir. NULL on failure. */
+static const char *build_dirs(const char *path, int *dir)
 {
 	char comp[NAME_MAX + 1];
 	const char *c = path;
-	int d = dup(dir), nd, err = d < 0 ? -errno : 0;
+	int d = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), nd;
 
-	while (!err) {
+	while (d >= 0) {
 		size_t len;
 
 		c += strspn(c, "/");
 		len = strcspn(c, "/");
-		if (!len || len > NAME_MAX) {
-			err = -EINVAL;
+		if (!len || len > NAME_MAX)
 			break;
+		if (!c[len + strspn(c + len, "/")]) {
+			*dir = d;
+			return c;
 		}
 		memcpy(comp, c, len);
 		comp[len] = '\0';
 		c += len;
-		if (!c[strspn(c, "/")]) {
-			err = symlinkat(target, d, comp) ? -errno : 0;
+		if (mkdirat(d, comp, 0500) && errno != EEXIST)
 			break;
-		}
-		if (mkdirat(d, comp, 0500) && errno != EEXIST) {
-			err = -errno;
-			break;
-		}
 		nd = openat(d, comp,
 			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		err = nd < 0 ? -errno : 0;
 		close(d);
 		d = nd;
 	}
 	if (d >= 0)
 		close(d);
-	return err;
+	return NULL;
 }
 
-/*
- * The tmpfs of one call, mounted on @name in the base and made the
- * thread's root: its descriptor, or -1. *@in: it is the working directory.
- */
-static int call_tree(const struct fd_call *c, const char *name, bool *in)
+/* Remove the directories of @path that build_dirs() made, deepest first. */
+static void remove_dirs(const char *path)
 {
-	const char *first = c->path + strspn(c->path, "/");
-	const char *pname = strncmp(first, "p/", 2) ? "p" : "q";
+	char p[PATH_MAX], *slash;
+
+	snprintf(p, sizeof(p), "%s", path);
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = '\0';
+		if (rmdir(p))
+			break;
+	}
+}
+
+/* One call, in the worker's root. */
+static void worker_call(struct fd_call *c)
+{
+	const char *first = c->path + strspn(c->path, "/"), *leaf;
+	size_t n = strlen(PROC_DIR);
 	char target[64];
-	int m = fs_new("tmpfs"), pt = -1, ok;
+	int dir = -1;
 
-	if (m < 0)
-		return -1;
-	ok = !mkdirat(root.base, name, 0700) &&
-	     !move_mount(m, "", root.base, name, MOVE_MOUNT_F_EMPTY_PATH) &&
-	     !fchdir(m);
-	*in = ok;
-	if (ok) {
-		pt = open_tree(root.proc, "",
-			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				       AT_EMPTY_PATH);
-		ok = pt >= 0 && !mkdirat(m, pname, 0500) &&
-		     !move_mount(pt, "", m, pname, MOVE_MOUNT_F_EMPTY_PATH);
-	}
-	snprintf(target, sizeof(target), "/%s/self/fd/%d", pname, c->fd);
-	ok = ok && !build_path(m, c->path, target) && !chroot(".");
-	if (pt >= 0)
-		close(pt);
-	if (!ok) {
-		close(m);
-		return -1;
-	}
-	return m;
-}
-
-static void *call_main(void *arg)
-{
-	struct fd_call *c = arg;
-	char name[32];
-	bool in = false;
-	int m;
-
-	if (unshare(CLONE_FS) || setns(root.ns, CLONE_NEWNS))
-		return NULL;
-	snprintf(name, sizeof(name), "c%lu", atomic_fetch_add(&call_seq, 1));
-	m = call_tree(c, name, &in);
-	if (m >= 0) {
+	if (!strncmp(first, PROC_DIR, n) && (!first[n] || first[n] == '/'))
+		return; /* would be the procfs itself */
+	snprintf(target, sizeof(target), "/" PROC_DIR "/self/fd/%d", c->fd);
+	leaf = build_dirs(c->path, &dir);
+	if (leaf && !symlinkat(target, dir, leaf)) {
 		c->ret = c->fn(c->arg, c->path);
 		c->ran = true;
-		close(m);
+		unlinkat(dir, leaf, 0);
 	}
-	if (in)
-		umount2(".", MNT_DETACH);
-	unlinkat(root.base, name, AT_REMOVEDIR);
+	if (dir >= 0)
+		close(dir);
+	remove_dirs(c->path);
+}
+
+static void *worker_main(void *arg)
+{
+	struct fd_call *c;
+	int err = worker_root();
+
+	(void)arg;
+	pthread_mutex_lock(&wk.lock);
+	wk.ready = !err;
+	wk.failed = !!err;
+	pthread_cond_broadcast(&wk.cond);
+	while (!err) {
+		while (!wk.req)
+			pthread_cond_wait(&wk.cond, &wk.lock);
+		c = wk.req;
+		pthread_mutex_unlock(&wk.lock);
+		worker_call(c);
+		pthread_mutex_lock(&wk.lock);
+		wk.req = NULL;
+		pthread_cond_broadcast(&wk.cond);
+	}
+	pthread_mutex_unlock(&wk.lock);
 	return NULL;
+}
+
+static void worker_start(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int err = pthread_attr_init(&a);
+
+	if (!err) {
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		err = pthread_create(&t, &a, worker_main, NULL);
+		pthread_attr_destroy(&a);
+	}
+	pthread_mutex_lock(&wk.lock);
+	wk.failed |= !!err;
+	while (!wk.ready && !wk.failed)
+		pthread_cond_wait(&wk.cond, &wk.lock);
+	pthread_mutex_unlock(&wk.lock);
+}
+
+/* Run @c in the worker: whether it ran. */
+static bool worker_run(struct fd_call *c)
+{
+	pthread_once(&wk.once, worker_start);
+	if (!wk.ready || c->path[0] != '/' || strlen(c->path) >= PATH_MAX)
+		return false;
+	pthread_mutex_lock(&wk.one);
+	pthread_mutex_lock(&wk.lock);
+	wk.req = c;
+	pthread_cond_broadcast(&wk.cond);
+	while (wk.req)
+		pthread_cond_wait(&wk.cond, &wk.lock);
+	pthread_mutex_unlock(&wk.lock);
+	pthread_mutex_unlock(&wk.one);
+	return c->ran;
 }
 
 int uprobe_fd_call(int fd, const char *path, uprobe_fd_fn fn, void *arg)
 {
 	struct fd_call c = {fd, path, fn, arg, 0, false};
 	char fdpath[32];
-	pthread_t t;
 
-	pthread_once(&root_once, root_setup);
-	if (root.ok && path[0] == '/' && strlen(path) < PATH_MAX &&
-	    pthread_create(&t, NULL, call_main, &c) == 0) {
-		pthread_join(t, NULL);
-		if (c.ran)
-			return c.ret;
-	}
+	if (worker_run(&c))
+		return c.ret;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
 	return fn(arg, fdpath);
 }

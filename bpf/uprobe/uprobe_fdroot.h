@@ -20,12 +20,13 @@ typedef int (*uprobe_fd_fn)(void *arg, const char *kpath);
  * The kernel looks a uprobe's path up when the probe is made and keeps the
  * string it was given: handing it @path would probe whatever file @path
  * names at that moment, which a rename or a symlink swap can change after
- * the daemon read the file. @fn runs in a thread of its own whose root is
- * a private tmpfs in which @path is a symlink to the descriptor
- * (/P/self/fd/N through a procfs mounted there), so the kernel reaches
- * exactly the file on @fd and records @path. Where that root cannot be
- * made (no mount namespace, not permitted), @fn gets "/proc/self/fd/N" in
- * the calling thread: the same file, recorded under that name.
+ * the daemon read the file. @fn runs in a worker thread (one for the
+ * process; calls wait their turn) whose root is a private tmpfs in which
+ * @path is, for that call, a symlink to the descriptor (through a procfs
+ * mounted there), so the kernel reaches exactly the file on @fd and
+ * records @path. Where that root cannot be made (no mount namespace, not
+ * permitted), @fn gets "/proc/self/fd/N" in the calling thread: the same
+ * file, recorded under that name. @fn must look nothing else up by path.
  *
  * Return: what @fn returns, or -errno when no thread could run it.
  */
