@@ -141,6 +141,7 @@ static int resolve_in_file(const struct probe_spec *p, pid_t pid,
 	char *canon = malloc(PATH_MAX);
 	int err = -EAGAIN, fd = -1, tries;
 
+	ut->fd = -1;
 	if (!canon)
 		return -ENOMEM;
 	for (tries = 0; err == -EAGAIN && tries < RESOLVE_TRIES; tries++) {
