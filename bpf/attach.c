@@ -27,6 +27,8 @@
 
 #include "attach.h"
 #include "linkinfo.h"
+#include "uprobe_fdroot.h"
+#include "uprobe_view.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
 
@@ -169,6 +171,20 @@ static int ref_ctr_shift(struct bl_error *e)
 	return lo;
 }
 
+struct held_open {
+	struct perf_event_attr *attr;
+	const struct perf_probe *p;
+};
+
+/* uprobe_fd_call()'s function: the event, with the path it is given. */
+static int held_open(void *arg, const char *kpath)
+{
+	struct held_open *h = arg;
+
+	h->attr->config1 = (uintptr_t)kpath;
+	return open_any_cpu(h->attr, h->p);
+}
+
 static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 {
 	bool is_k = p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE;
@@ -216,7 +232,11 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 	 * samples, the only thing that needs it enabled.
 	 */
 	attr.disabled = 1;
-	fd = open_any_cpu(&attr, p);
+	if (!is_k && p->target_held)
+		fd = uprobe_fd_call(p->target_fd, p->target, held_open,
+				    &(struct held_open){&attr, p});
+	else
+		fd = open_any_cpu(&attr, p);
 	if (fd < 0)
 		set_err(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
 			p->target, (unsigned long long)p->offset,
@@ -498,6 +518,22 @@ static bool on_bpffs(const char *path)
 	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
 }
 
+/*
+ * -EINVAL when @path leads into the daemon's own mount: BPF_OBJ_GET would
+ * look it up there, a request to the daemon itself, which a single-threaded
+ * daemon never answers. The walk of the uprobe paths tells it by the device
+ * of each directory on the way, before anything inside is looked up.
+ */
+static int outside_own_mount(const char *path, struct bl_error *e)
+{
+	struct uprobe_err te = {0};
+	int err = uprobe_view_outside_mount(path, &te);
+
+	if (err == -EINVAL)
+		set_err(e, "prog=%s", te.e.msg);
+	return err;
+}
+
 int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 {
 	int fd, err;
@@ -507,6 +543,9 @@ int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 		set_err(e, "no program path given");
 		return -EINVAL;
 	}
+	err = outside_own_mount(path, e);
+	if (err)
+		return err;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
 		err = errno;

@@ -15,6 +15,10 @@ struct perf_probe {
 	enum probe_kind kind;
 	/* kprobe: FUNC or MODULE:FUNC; uprobe: canonical absolute path */
 	const char *target;
+	/* uprobe: with @target_held, the file @target named when it was read,
+	 * open on @target_fd: the one probed, whatever @target names now */
+	bool target_held;
+	int target_fd;
 	uint64_t offset;	 /* kprobe: from FUNC; uprobe: file offset */
 	uint64_t ref_ctr_offset; /* uprobe (usdt): semaphore file offset */
 	const char *tp_category; /* tracepoint */

@@ -61,6 +61,8 @@ static void perf_probe_fill(const struct probe_spec *p,
 	case PROBE_URETPROBE:
 	case PROBE_USDT:
 		pp->target = ut->path;
+		pp->target_held = ut->fd >= 0;
+		pp->target_fd = ut->fd;
 		pp->offset = ut->offset;
 		pp->ref_ctr_offset = ut->ref_ctr_offset;
 		break;
@@ -262,6 +264,8 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 	}
 	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE) {
 		ut = calloc(1, sizeof(*ut));
+		if (ut)
+			ut->fd = -1;
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
 		if (!err && ut->warning[0])
 			snprintf(warning, warning_len, "%s", ut->warning);
@@ -290,6 +294,8 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 		e->column = option_column(line, len, "pid=");
 out:
 	free(spec);
+	if (ut && ut->fd >= 0)
+		close(ut->fd);
 	free(ut);
 	e->err = err;
 	return err;

@@ -32,6 +32,7 @@
 
 struct multi_targets {
 	char path[PATH_MAX];	 /* uprobe: the daemon's path to the file */
+	int fd;			 /* uprobe: the file that was read (O_PATH) */
 	struct uprobe_matches m; /* uprobe: offsets; kprobe: names */
 	__u64 *ref_ctr_offsets;	 /* usdt: semaphores, one per target */
 };
@@ -131,6 +132,37 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 	return err;
 }
 
+/* The targets of a uprobe pattern, in the file @t->fd then holds. */
+static int uprobe_targets(const struct probe_spec *p, pid_t pid,
+			  struct path_memo *memo, struct multi_targets *t,
+			  struct uprobe_err *te)
+{
+	int err = -EAGAIN, tries;
+
+	/* uprobe_glob() opens the file, as resolve_uprobe_file() would */
+	for (tries = 0; err == -EAGAIN && tries < 3; tries++) {
+		if (t->fd >= 0)
+			close(t->fd);
+		t->fd = -1;
+		uprobe_matches_free(&t->m);
+		err = locate_uprobe_file(p, pid, memo, t->path, te);
+		if (!err)
+			err = uprobe_file_hold(t->path, &t->fd);
+		if (!err)
+			err = uprobe_glob(t->path, p->symbol, &t->m, te);
+		if (!err)
+			err = uprobe_file_check(t->fd, t->m.dev, t->m.ino);
+	}
+	if (err == -EAGAIN) {
+		te->e.column = p->path_col;
+		snprintf(te->e.msg, sizeof(te->e.msg),
+			 "%s was replaced while it was read, %d times: "
+			 "nothing made",
+			 p->path, tries);
+	}
+	return err;
+}
+
 static int targets_find(const struct probe_spec *p, pid_t pid,
 			struct path_memo *memo, struct multi_targets *t,
 			struct bl_error *e)
@@ -142,10 +174,7 @@ static int targets_find(const struct probe_spec *p, pid_t pid,
 
 	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE)
 		return kprobe_glob(p, &t->m, e);
-	/* uprobe_glob() opens the file, as resolve_uprobe_file() would */
-	err = locate_uprobe_file(p, pid, memo, t->path, &te);
-	if (!err)
-		err = uprobe_glob(t->path, p->symbol, &t->m, &te);
+	err = uprobe_targets(p, pid, memo, t, &te);
 	if (err)
 		*e = te.e;
 	return err;
@@ -162,28 +191,41 @@ static bool is_return(const struct probe_spec *p)
 	return p->kind == PROBE_URETPROBE || p->kind == PROBE_KRETPROBE;
 }
 
-/* bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts). */
-static int uprobe_multi_create(int prog, const struct probe_spec *p,
-			       const struct multi_targets *t,
-			       const __u64 *cookies)
+/*
+ * bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts), on
+ * the @n targets of @t from @first.
+ */
+static int uprobe_multi_range(int prog, const struct probe_spec *p,
+			      const struct multi_targets *t,
+			      const __u64 *cookies, size_t first, size_t n)
 {
 	struct abi_link_create_uprobe_multi attr;
-	__u64 *offsets = calloc(t->m.n, sizeof(*offsets));
+	__u64 *offsets = calloc(n, sizeof(*offsets));
+	char held[32];
 	size_t i;
 	int fd;
 
 	if (!offsets)
 		return -ENOMEM;
-	for (i = 0; i < t->m.n; i++)
-		offsets[i] = t->m.m[i].offset;
+	for (i = 0; i < n; i++)
+		offsets[i] = t->m.m[first + i].offset;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog;
 	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
-	attr.path = (__u64)(unsigned long)t->path;
+	/*
+	 * The file that was read, not what t->path names now (a rename or a
+	 * symlink may have changed that): the kernel keeps the file, not the
+	 * string, and link info reports its own path for it.
+	 */
+	snprintf(held, sizeof(held), "/proc/self/fd/%d", t->fd);
+	attr.path = (__u64)(unsigned long)held;
 	attr.offsets = (__u64)(unsigned long)offsets;
-	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
-	attr.cookies = (__u64)(unsigned long)cookies;
-	attr.cnt = t->m.n;
+	attr.ref_ctr_offsets =
+		(__u64)(unsigned long)(t->ref_ctr_offsets
+					       ? t->ref_ctr_offsets + first
+					       : NULL);
+	attr.cookies = (__u64)(unsigned long)(cookies + first);
+	attr.cnt = n;
 	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = p->opts & OPT_PID ? p->pid : 0;
 	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
@@ -191,6 +233,74 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 		fd = -errno;
 	free(offsets);
 	return fd;
+}
+
+static int uprobe_multi_create(int prog, const struct probe_spec *p,
+			       const struct multi_targets *t,
+			       const __u64 *cookies)
+{
+	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n);
+}
+
+/* The kernel's errno for an instruction uprobes cannot step (ENOTSUPP). */
+#define ENOTSUPP_KERNEL 524
+
+/*
+ * Which target of @t the kernel refused as an instruction it cannot probe:
+ * halves of the range are tried (a link made is closed at once) until one
+ * target is left, about log2(n) tries. Return: its index, or -1.
+ */
+static ssize_t unprobeable_target(int prog, const struct probe_spec *p,
+				  const struct multi_targets *t,
+				  const __u64 *cookies)
+{
+	size_t lo = 0, hi = t->m.n, mid;
+	int fd;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		fd = uprobe_multi_range(prog, p, t, cookies, lo, mid - lo);
+		if (fd >= 0)
+			close(fd);
+		if (fd == -ENOTSUPP_KERNEL)
+			hi = mid;
+		else if (fd >= 0)
+			lo = mid;
+		else
+			return -1; /* another error: no answer */
+	}
+	fd = uprobe_multi_range(prog, p, t, cookies, lo, 1);
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOTSUPP_KERNEL ? (ssize_t)lo : -1;
+}
+
+/* The message for a refused instruction: which target, when it is known. */
+static void unprobeable_error(int prog, const struct probe_spec *p,
+			      const struct multi_targets *t,
+			      const __u64 *cookies, struct bl_error *e)
+{
+	ssize_t bad =
+		is_uprobe(p) ? unprobeable_target(prog, p, t, cookies) : -1;
+	const struct uprobe_match *m = bad >= 0 ? &t->m.m[bad] : NULL;
+
+	if (m && m->name)
+		snprintf(e->msg, sizeof(e->msg),
+			 "%s (file offset 0x%llx), a target of the %zu, is an "
+			 "instruction the kernel cannot probe; leave it out "
+			 "of the pattern",
+			 m->name, (unsigned long long)m->offset, t->m.n);
+	else if (m)
+		snprintf(e->msg, sizeof(e->msg),
+			 "the target at file offset 0x%llx, of the %zu, is "
+			 "an instruction the kernel cannot probe",
+			 (unsigned long long)m->offset, t->m.n);
+	else
+		snprintf(e->msg, sizeof(e->msg),
+			 "a target of the %zu is an instruction the kernel "
+			 "cannot probe; narrow the pattern",
+			 t->m.n);
+	e->column = p->symbol_col;
 }
 
 static int kprobe_multi_create(int prog, const struct probe_spec *p,
@@ -258,17 +368,11 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
 				  : kprobe_multi_create(prog, p, t, cookies);
-		if (close_it)
-			close(prog);
 		/* uprobes refuse an instruction they cannot step (ENOTSUPP,
-		 * kernel-internal 524): say so with an errno users know */
-		if (fd == -524) {
+		 * kernel-internal 524): say which, with an errno users know */
+		if (fd == -ENOTSUPP_KERNEL) {
 			fd = -EOPNOTSUPP;
-			snprintf(e->msg, sizeof(e->msg),
-				 "a target of the %zu is an instruction the "
-				 "kernel cannot probe; narrow the pattern",
-				 t->m.n);
-			e->column = p->symbol_col;
+			unprobeable_error(prog, p, t, cookies, e);
 		} else if (fd < 0) {
 			snprintf(e->msg, sizeof(e->msg),
 				 "cannot create the %s link of %zu targets: %s",
@@ -276,6 +380,8 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 				 t->m.n, strerror(-fd));
 			e->column = p->symbol_col;
 		}
+		if (close_it)
+			close(prog);
 	}
 	free(cookies);
 	return fd;
@@ -315,6 +421,30 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 	return err;
 }
 
+/* A uprobe target of @t as a single one, on the file @t holds. */
+static int per_match_uprobe(struct owned *o, const struct probe_spec *p,
+			    const struct multi_targets *t, size_t i,
+			    const char *spec, struct id_list *made,
+			    struct bl_error *e)
+{
+	struct uprobe_target *ut = calloc(1, sizeof(*ut));
+	int err = ut ? id_list_reserve(made, 1) : -ENOMEM;
+
+	if (!err) {
+		snprintf(ut->path, sizeof(ut->path), "%s", t->path);
+		ut->fd = t->fd;
+		ut->dev = t->m.dev;
+		ut->ino = t->m.ino;
+		ut->offset = t->m.m[i].offset;
+		err = perf_probe_link_make(o, p, ut, -1, spec, e,
+					   &made->ids[made->len]);
+	}
+	if (!err)
+		made->len++;
+	free(ut);
+	return err;
+}
+
 /* The kernel has no multi link of that kind: one perf link per match. */
 static int per_match(struct owned *o, const struct probe_spec *p,
 		     const struct multi_targets *t, const char *line,
@@ -322,23 +452,23 @@ static int per_match(struct owned *o, const struct probe_spec *p,
 		     struct path_memo *memo, struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
-	char warning[256];
+	char warning[256], *spec = strndup(line, len);
 	size_t i;
-	int err = one ? 0 : -ENOMEM;
+	int err = one && spec ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < t->m.n; i++) {
 		*one = *p;
 		one->wildcard = false;
 		if (is_uprobe(p)) {
-			one->by_offset = true;
-			one->offset = t->m.m[i].offset;
-		} else {
-			snprintf(one->symbol, sizeof(one->symbol), "%s",
-				 t->m.m[i].name);
+			err = per_match_uprobe(o, one, t, i, spec, made, e);
+			continue;
 		}
+		snprintf(one->symbol, sizeof(one->symbol), "%s",
+			 t->m.m[i].name);
 		err = single_probe_create(o, one, line, len, pid, made, memo, e,
 					  warning, sizeof(warning));
 	}
+	free(spec);
 	free(one);
 	return err;
 }
@@ -389,6 +519,8 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 	struct multi_targets *t = calloc(1, sizeof(*t));
 	int err = t ? 0 : -ENOMEM;
 
+	if (t)
+		t->fd = -1;
 	if (!err)
 		err = targets_find(p, pid, memo, t, e);
 	if (!err && !multi_link_creatable(is_uprobe(p))) {
@@ -401,6 +533,8 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 	} else if (!err) {
 		err = multi_make(o, p, t, line, len, made, e);
 	}
+	if (t && t->fd >= 0)
+		close(t->fd);
 	if (t)
 		uprobe_matches_free(&t->m);
 	free(t);
@@ -409,9 +543,10 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 }
 
 int usdt_multi_create(struct owned *o, const struct probe_spec *p,
-		      const char *path, const struct usdt_location *locs,
-		      size_t n, const char *line, size_t len,
-		      struct id_list *made, struct bl_error *e)
+		      const struct uprobe_target *ut,
+		      const struct usdt_location *locs, size_t n,
+		      const char *line, size_t len, struct id_list *made,
+		      struct bl_error *e)
 {
 	struct multi_targets *t = calloc(1, sizeof(*t));
 	int err = t ? 0 : -ENOMEM;
@@ -423,7 +558,10 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		err = t->m.m && t->ref_ctr_offsets ? 0 : -ENOMEM;
 	}
 	if (!err) {
-		snprintf(t->path, sizeof(t->path), "%s", path);
+		snprintf(t->path, sizeof(t->path), "%s", ut->path);
+		t->fd = ut->fd; /* the caller's */
+		t->m.dev = ut->dev;
+		t->m.ino = ut->ino;
 		for (i = 0; i < n; i++) {
 			t->m.m[i].offset = locs[i].offset;
 			t->ref_ctr_offsets[i] = locs[i].ref_ctr_offset;

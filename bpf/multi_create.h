@@ -31,7 +31,8 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
  * probe (or of every probe a USDT pattern matched)
  * @o: the registry the link is owned in, with the counter it counts in
  * @p: the parsed usdt line (opts: pid=, prog=, cookie=)
- * @path: the daemon's path to the file (uprobe_usdt_resolve())
+ * @ut: the file (resolve_usdt(): path, device, inode, and the descriptor
+ *      the kernel probes, which stays the caller's)
  * @locs: @n locations: offsets and semaphores (ref_ctr_offsets, 0: none)
  * @line: the line as written, @len bytes: the link's spec
  * @made: the new link's id is appended
@@ -43,8 +44,9 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
  * Return: 0, or -errno (DESIGN.md 3.5); nothing is made on failure.
  */
 int usdt_multi_create(struct owned *o, const struct probe_spec *p,
-		      const char *path, const struct usdt_location *locs,
-		      size_t n, const char *line, size_t len,
-		      struct id_list *made, struct bl_error *e);
+		      const struct uprobe_target *ut,
+		      const struct usdt_location *locs, size_t n,
+		      const char *line, size_t len, struct id_list *made,
+		      struct bl_error *e);
 
 #endif

@@ -174,6 +174,34 @@ static int expect_colon(struct lexer *lx, const char *what)
 	return 0;
 }
 
+/*
+ * A uprobe SYMBOL: "QUOTED" (never a pattern, may hold any byte but a
+ * newline) or bare; lx->pos is left on the '+' of an OFFSET or the token's
+ * end, which @e is set to.
+ */
+static int parse_usym(struct lexer *lx, struct probe_spec *p, size_t *e)
+{
+	int err;
+
+	if (lx->s[lx->pos] == '"') {
+		p->quoted = true;
+		err = lex_path(lx, p->symbol, sizeof(p->symbol), false,
+			       "symbol");
+		*e = lex_tok_end(lx, lx->pos);
+		if (!err && lx->pos != *e && lx->s[lx->pos] != '+')
+			err = lex_fail(lx, -EINVAL, lx->pos,
+				       "expected +OFFSET or a blank after the "
+				       "quoted symbol");
+		return err;
+	}
+	err = lex_name(lx, is_usym_char, "+", p->symbol, sizeof(p->symbol),
+		       "symbol");
+	/* +OFFSET after a pattern: refused later, unless it is a name */
+	if (!err)
+		err = check_glob(lx, p, 0);
+	return err;
+}
+
 /* uprobe:PATH:SYMBOL[+OFFSET], uprobe:PATH:FILEOFFSET, and uretprobe */
 static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 {
@@ -195,13 +223,12 @@ static int parse_uprobe(struct lexer *lx, struct probe_spec *p)
 		return lex_number(lx, b, e, UINT64_MAX, true, "file offset",
 				  &p->offset);
 	}
-	err = lex_name(lx, is_usym_char, "+", p->symbol, sizeof(p->symbol),
-		       "symbol");
-	if (!err)
-		err = check_glob(lx, p, lx->pos == e ? 0 : lx->pos);
+	err = parse_usym(lx, p, &e);
 	if (err || lx->pos == e)
 		return err;
 	plus = lx->pos;
+	if (p->wildcard)
+		p->pattern_plus_col = plus; /* decided once the file is read */
 	err = lex_plus_offset(lx, UINT64_MAX, &p->offset);
 	if (err)
 		return err;

@@ -78,8 +78,14 @@ struct probe_spec {
 	uint64_t freq;	     /* events: when OPT_FREQ */
 	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
 	size_t prog_col;     /* OPT_PROG: where prog= starts, for the caret */
-	/* SYMBOL or FUNC holds `*`, `?` or `[...]`: one multi link */
+	/* SYMBOL or FUNC holds `*`, `?` or `[...]`: one multi link (a uprobe
+	 * SYMBOL only if the file has no symbol of exactly that name) */
 	bool wildcard;
+	/* uprobe: SYMBOL was double-quoted, so never a pattern */
+	bool quoted;
+	/* uprobe: where +OFFSET starts after a wildcard SYMBOL, 0 if none:
+	 * refused unless SYMBOL names a symbol exactly */
+	size_t pattern_plus_col;
 };
 
 struct parsed_cmd {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Creating a link, step one: resolve what a probe line names (resolve.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "resolve.h"
@@ -84,30 +87,81 @@ int locate_uprobe_file(const struct probe_spec *p, pid_t pid,
 }
 
 /* What is found in the probed file once it is known (its canonical path) */
-typedef int (*in_file_fn)(const struct probe_spec *p, const char *canon,
+typedef int (*in_file_fn)(const struct probe_spec *p, const char *canon, int fd,
 			  void *arg, struct uprobe_err *te);
 
+/* Tries of a resolution whose file is replaced while it is read. */
+#define RESOLVE_TRIES 3
+
 /*
- * Resolve @p's PATH in the writer's view (@pid), then @find in that file;
- * an error's caret under PATH unless the resolver says otherwise, or
- * under @symbol_col for what @find does not find.
+ * The file at @canon, opened before it is read, is the one that was read:
+ * the descriptor holds its inode from before the reading to after it, so
+ * the same device and inode mean the same file. -EAGAIN: it was replaced.
+ */
+int uprobe_file_hold(const char *canon, int *fd)
+{
+	*fd = open(canon, O_PATH | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+
+int uprobe_file_check(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return st.st_dev == dev && st.st_ino == ino ? 0 : -EAGAIN;
+}
+
+/* The file at PATH was replaced each time it was read. */
+static int replaced_error(const struct probe_spec *p, struct uprobe_err *te)
+{
+	te->e.column = p->path_col;
+	snprintf(te->e.msg, sizeof(te->e.msg),
+		 "%s was replaced while it was read, %d times: nothing made",
+		 p->path, RESOLVE_TRIES);
+	return -EAGAIN;
+}
+
+/*
+ * Resolve @p's PATH in the writer's view (@pid), then @find in that file,
+ * which fills @ut; an error's caret under PATH unless the resolver says
+ * otherwise, or under @symbol_col for what @find does not find. @ut->fd
+ * is the file that @find read (or -1 on failure).
  */
 static int resolve_in_file(const struct probe_spec *p, pid_t pid,
 			   struct path_memo *memo, size_t symbol_col,
-			   in_file_fn find, void *arg, struct bl_error *e)
+			   in_file_fn find, void *arg, struct uprobe_target *ut,
+			   struct bl_error *e)
 {
 	struct uprobe_err te = {.path_col = p->path_col,
 				.symbol_col = symbol_col,
+				.provider_col = p->provider_col,
 				.e.column = p->path_col};
 	char *canon = malloc(PATH_MAX);
-	int err;
+	int err = -EAGAIN, fd = -1, tries;
 
+	ut->fd = -1;
 	if (!canon)
 		return -ENOMEM;
-	err = resolve_uprobe_file(p, pid, memo, canon, &te);
-	if (!err)
-		err = find(p, canon, arg, &te);
+	for (tries = 0; err == -EAGAIN && tries < RESOLVE_TRIES; tries++) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		err = resolve_uprobe_file(p, pid, memo, canon, &te);
+		if (!err)
+			err = uprobe_file_hold(canon, &fd);
+		if (!err)
+			err = find(p, canon, fd, arg, &te);
+		if (!err)
+			err = uprobe_file_check(fd, ut->dev, ut->ino);
+	}
+	if (err == -EAGAIN)
+		err = replaced_error(p, &te);
 	free(canon);
+	if (err && fd >= 0)
+		close(fd);
+	ut->fd = err ? -1 : fd;
 	if (err) {
 		*e = te.e;
 		e->err = err;
@@ -116,16 +170,19 @@ static int resolve_in_file(const struct probe_spec *p, pid_t pid,
 }
 
 /* SYMBOL[+OFFSET] or 0xOFFSET, on an instruction boundary */
-static int uprobe_in_file(const struct probe_spec *p, const char *canon,
+static int uprobe_in_file(const struct probe_spec *p, const char *canon, int fd,
 			  void *arg, struct uprobe_err *te)
 {
 	struct uprobe_target *ut = arg;
+	char held[32];
 	int err = uprobe_resolve(canon, p->by_offset ? NULL : p->symbol,
 				 p->offset, p->by_offset,
 				 p->kind == PROBE_URETPROBE, ut, te);
 
+	/* the code read is the held file's, whatever @canon names now */
+	snprintf(held, sizeof(held), "/proc/self/fd/%d", fd);
 	return err ? err
-		   : uprobe_insn_check(canon, ut->offset,
+		   : uprobe_insn_check(held, ut->offset,
 				       p->kind == PROBE_URETPROBE, te);
 }
 
@@ -134,7 +191,7 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 		   struct bl_error *e)
 {
 	return resolve_in_file(p, pid, memo, p->symbol_col, uprobe_in_file, ut,
-			       e);
+			       ut, e);
 }
 
 struct usdt_arg {
@@ -144,11 +201,12 @@ struct usdt_arg {
 };
 
 /* [PROVIDER:]NAME (or a pattern) in the file's USDT notes */
-static int usdt_in_file(const struct probe_spec *p, const char *canon,
+static int usdt_in_file(const struct probe_spec *p, const char *canon, int fd,
 			void *arg, struct uprobe_err *te)
 {
 	struct usdt_arg *a = arg;
 
+	(void)fd;
 	return uprobe_usdt_resolve(canon, p->provider, p->symbol, a->locs, a->n,
 				   a->ut, te);
 }
@@ -159,7 +217,8 @@ int resolve_usdt(const struct probe_spec *p, pid_t pid, struct path_memo *memo,
 {
 	struct usdt_arg a = {ut, locs, n};
 
-	/* an unknown probe: the caret under [PROVIDER:]NAME */
-	return resolve_in_file(p, pid, memo, p->provider_col, usdt_in_file, &a,
-			       e);
+	/* an unknown probe: the caret under NAME (PROVIDER when the file has
+	 * no probe of that provider) */
+	return resolve_in_file(p, pid, memo, p->symbol_col, usdt_in_file, &a,
+			       ut, e);
 }

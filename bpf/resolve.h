@@ -45,10 +45,25 @@ int locate_uprobe_file(const struct probe_spec *p, pid_t pid,
 		       struct uprobe_err *te);
 
 /**
+ * uprobe_file_hold() - open the file at @canon (O_PATH) before it is read
+ * @fd: out, the descriptor (the caller closes it)
+ * Return: 0 or the -errno of open().
+ */
+int uprobe_file_hold(const char *canon, int *fd);
+
+/**
+ * uprobe_file_check() - the file held on @fd (uprobe_file_hold(), before
+ * the reading) is the one that was read, of device @dev and inode @ino
+ * Return: 0, -EAGAIN (a file put in its place was read), or -errno.
+ */
+int uprobe_file_check(int fd, dev_t dev, ino_t ino);
+
+/**
  * resolve_uprobe() - a uprobe's PATH (in the writer's view, through
  * @memo) and SYMBOL to the file and offset the kernel probes
  * @pid: the writer; 0 when it is not seen from here
- * @ut: out, the target
+ * @ut: out, the target, with @ut->fd open on the file that was read
+ *      (the caller closes it; -1 on failure)
  * @e: on failure, the error, its caret under PATH or SYMBOL
  * Return: 0 or -errno.
  */
@@ -59,7 +74,8 @@ int resolve_uprobe(const struct probe_spec *p, pid_t pid,
 /**
  * resolve_usdt() - a USDT probe's PATH (as for uprobes) and
  * [PROVIDER:]NAME to its locations (uprobe_usdt_resolve())
- * @ut: out, the file (path, device, inode)
+ * @ut: out, the file (path, device, inode, and @ut->fd as for
+ *      resolve_uprobe())
  * @locs: out, malloc'd, @n entries: file offsets and semaphore offsets
  * @e: on failure, the error, its caret under PATH or [PROVIDER:]NAME
  * Return: 0 or -errno.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "create.h"
 #include "multi_create.h"
@@ -35,8 +36,8 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 	int err = ut ? resolve_usdt(p, pid, memo, ut, &locs, &n, e) : -ENOMEM;
 
 	if (!err && multi_link_creatable(true)) {
-		err = usdt_multi_create(o, p, ut->path, locs, n, spec,
-					strlen(spec), made, e);
+		err = usdt_multi_create(o, p, ut, locs, n, spec, strlen(spec),
+					made, e);
 		n = 0;
 	} else if (!err && n > 1) {
 		snprintf(warning, warning_len,
@@ -55,6 +56,8 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 			made->len++;
 	}
 	free(locs);
+	if (ut && ut->fd >= 0)
+		close(ut->fd);
 	free(ut);
 	return err;
 }

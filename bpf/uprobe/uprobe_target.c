@@ -544,3 +544,28 @@ int uprobe_resolve(const char *canonical, const char *symbol, uint64_t offset,
 		*t = res;
 	return err;
 }
+
+bool uprobe_has_symbol(const char *canonical, const char *name)
+{
+	struct uprobe_rfile *rf;
+	struct uprobe_elf f;
+	struct sym_req r;
+	struct res_src src;
+	struct scan sc;
+	bool stripped, found = false;
+	size_t first;
+	int err = uprobe_rescache_get(canonical, &rf, &f, NULL);
+
+	req_parse(name, &r);
+	if (err == 1) {
+		src = (struct res_src){.elf = f.elf, .size = f.st.st_size};
+		found = find_symbol(&src, &r, &sc, &stripped) == 0 &&
+			(sc.n || sc.undef || sc.nonfunc || sc.base_seen);
+		uprobe_elf_close(&f);
+	} else if (!err) {
+		found = uprobe_rtab_find(rf, 0, r.name, r.baselen, &first) ||
+			uprobe_rtab_find(rf, 1, r.name, r.baselen, &first);
+		uprobe_rescache_put(rf);
+	}
+	return found;
+}

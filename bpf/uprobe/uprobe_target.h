@@ -13,6 +13,8 @@
  *   uprobe_elf.c     opening a probe-able ELF file, its tables (libelf)
  *   uprobe_elfcheck.c  the bounds of a hostile ELF file
  *   uprobe_err.c     the error value (struct uprobe_err)
+ * and, beside them, uprobe_fdroot.c: handing the kernel the file that was
+ * read rather than its path (uprobe_fdroot.h).
  */
 #ifndef BPFLINKFS_UPROBE_TARGET_H
 #define BPFLINKFS_UPROBE_TARGET_H
@@ -32,6 +34,8 @@ struct uprobe_target {
 	ino_t ino;
 	uint64_t ref_ctr_offset; /* usdt: file offset of the semaphore, or 0 */
 	char warning[256]; /* non-empty: a warning for error_log (IFUNC ...) */
+	int fd; /* resolve_uprobe()/resolve_usdt(): the resolved file (O_PATH),
+		   what the kernel is to probe; the caller closes it */
 };
 
 /*
@@ -43,6 +47,7 @@ struct uprobe_target {
 struct uprobe_err {
 	size_t path_col;
 	size_t symbol_col;
+	size_t provider_col; /* usdt: where PROVIDER starts */
 	struct bl_error e;
 };
 
@@ -142,6 +147,17 @@ int uprobe_symbolize(const char *path, uint64_t file_offset, char *buf,
  */
 int uprobe_symbolize_many(const char *path, const uint64_t *offsets, size_t n,
 			  char **names, char **text);
+
+/**
+ * uprobe_has_symbol() - does the file have a symbol of exactly this name
+ * @canonical: path from uprobe_resolve_path()
+ * @name: a name (name@VER as for uprobe_resolve()), taken as bytes: `*`,
+ *        `?` and `[` are themselves
+ *
+ * Any symbol of .symtab or .dynsym counts (an import too: resolving it
+ * then says what it is). A file that cannot be read has none.
+ */
+bool uprobe_has_symbol(const char *canonical, const char *name);
 
 /* uprobe_resolve() without the cache: parses @canonical on each call. */
 int uprobe_resolve_uncached(const char *canonical, const char *symbol,

@@ -34,6 +34,7 @@ struct sdt_scan {
 	size_t n;
 	const char *matched_provider; /* the first provider that had NAME */
 	bool ambiguous;		      /* NAME under several providers */
+	bool provider_seen;	      /* a note of PROVIDER (or a match) */
 	char have[200];		      /* "prov:name, ..." for the message */
 	size_t have_len;
 	bool have_cut;
@@ -143,6 +144,16 @@ static int scan_add(struct sdt_scan *sc, const struct usdt_location *loc,
 	return 0;
 }
 
+/* The note is of the PROVIDER asked for, or one its pattern matches. */
+static bool provider_matches(const struct sdt_scan *sc,
+			     const struct sdt_note *n)
+{
+	if (!sc->provider[0])
+		return true;
+	return sc->glob ? !fnmatch(sc->provider, n->provider, 0)
+			: !strcmp(n->provider, sc->provider);
+}
+
 /* The note is the probe asked for, or one the pattern matches. */
 static bool note_matches(const struct sdt_scan *sc, const struct sdt_note *n)
 {
@@ -176,6 +187,7 @@ static int notes_scan(struct uprobe_elf *f, Elf_Scn *notes, uint64_t base,
 				&n))
 			continue;
 		have_add(sc, &n);
+		sc->provider_seen |= provider_matches(sc, &n);
 		if (!note_matches(sc, &n))
 			continue;
 		err = note_location(f->elf, &n, base, f->st.st_size, &loc);
@@ -202,6 +214,9 @@ static int scan_result(const struct sdt_scan *sc, const char *path,
 			       sc->glob ? "matches " : "", sc->provider,
 			       sc->provider[0] ? ":" : "", sc->name, path,
 			       sc->have, sc->have_cut ? ", ..." : "");
+		/* under NAME, unless no probe has that PROVIDER */
+		if (terr && sc->provider[0] && !sc->provider_seen)
+			terr->e.column = terr->provider_col;
 		return -ENOENT;
 	}
 	return 0;

@@ -50,6 +50,7 @@ struct walk {
 	struct uprobe_err *terr;
 	dev_t mnt_dev; /* the daemon's own mount, when mnt_known */
 	bool mnt_known;
+	bool in_mount; /* the walk stopped at the daemon's own mount */
 };
 
 static const char *errstr(int e)
@@ -140,11 +141,12 @@ static int vstat(struct walk *w, const char *canon, bool follow,
 		return -errno;
 	if (!on_own_mount(w, st))
 		return 0;
+	w->in_mount = true;
 	if (w->terr && uprobe_own_mount_dev(&dev, dir) == 0)
 		uprobe_set_err(
 			w->terr, 0,
 			"%s leads inside the bpflinkfs mount %s: its own "
-			"files cannot be probed",
+			"files cannot be probed or used",
 			w->written, dir);
 	return -EINVAL;
 }
@@ -743,5 +745,18 @@ int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
 	if (!err)
 		*mode = w->st.stx_mode;
 	walk_free(w);
+	return err;
+}
+
+int uprobe_view_outside_mount(const char *text, struct uprobe_err *terr)
+{
+	struct walk *w = NULL;
+	char *out = malloc(PATH_MAX);
+	int err = out ? 0 : -ENOMEM;
+
+	if (!err && walk_text(0, text, text, terr, out, &w) && w && w->in_mount)
+		err = -EINVAL;
+	walk_free(w);
+	free(out);
 	return err;
 }

@@ -24,4 +24,17 @@
 int uprobe_view_resolve(const char *text, pid_t pid, const char *written,
 			char *out, mode_t *mode, struct uprobe_err *terr);
 
+/**
+ * uprobe_view_outside_mount() - refuse a path (of the daemon's own view:
+ * absolute, or relative to its working directory) that leads into the
+ * daemon's own mount, told by the device of each directory on the way
+ * before anything inside is looked up
+ * @text: the path
+ * @terr: out, the message when it does (may be NULL)
+ *
+ * Return: 0 (it does not, or the path cannot be followed: the caller's own
+ * look-up reports that), -EINVAL (it does), -ENOMEM.
+ */
+int uprobe_view_outside_mount(const char *text, struct uprobe_err *terr);
+
 #endif

@@ -106,6 +106,58 @@ if grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
 	case_ ENOENT "u:$TGT:bpflinkfs_target_* prog=/sys/fs/bpf/no-such-$$" \
 		prog=
 fi
+# an unknown USDT probe: the caret under NAME, not PROVIDER; under
+# PROVIDER only when no probe has that provider
+if echo '#include <sys/sdt.h>' | gcc -E - >/dev/null 2>&1; then
+	cat >"$WORK/sdt.c" <<'EOF'
+#include <sys/sdt.h>
+int main(int argc, char **argv)
+{
+	(void)argv;
+	DTRACE_PROBE1(prov, here, argc);
+	return 0;
+}
+EOF
+	gcc -O1 -o "$WORK/tgt/sdt" "$WORK/sdt.c" || die "gcc sdt"
+	case_ ENOENT "usdt:$WORK/tgt/sdt:prov:nosuch" nosuch
+	case_ ENOENT "usdt:$WORK/tgt/sdt:nosuch" nosuch
+	case_ ENOENT "usdt:$WORK/tgt/sdt:noprov:here" noprov
+fi
+# a pattern refused for one target the kernel cannot probe (an instruction
+# with a LOCK prefix, which uprobes cannot step) names that target; the
+# kernel checks it where the file is mapped, so a process holds it mapped
+cat >"$WORK/lock.c" <<'EOF'
+#include <unistd.h>
+volatile int lock_sink;
+__attribute__((noinline)) void lk_good_a(void) { lock_sink += 1; }
+__attribute__((noinline)) void lk_good_b(void) { lock_sink += 2; }
+__asm__(".text\n.globl lk_locked\n.type lk_locked, @function\n"
+	"lk_locked:\n\tlock incl lock_sink(%rip)\n\tret\n"
+	".size lk_locked, .-lk_locked\n");
+__attribute__((noinline)) void lk_good_c(void) { lock_sink += 3; }
+int main(void)
+{
+	lk_good_a();
+	lk_good_b();
+	lk_good_c();
+	pause();
+	return 0;
+}
+EOF
+if [ "$(uname -m)" = x86_64 ] && gcc -O1 -o "$WORK/tgt/lock" "$WORK/lock.c"; then
+	"$WORK/tgt/lock" &
+	LOCKPID=$!
+	for _ in $(seq 50); do
+		grep -q "$WORK/tgt/lock" "/proc/$LOCKPID/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	case_ EOPNOTSUPP "u:$WORK/tgt/lock:lk_*" 'lk_*'
+	assert_match "the refused target is named" \
+		"lk_locked \(file offset 0x[0-9a-f]+\), a target of the 4," \
+		"$(errlog_entries | tail -n1)"
+	kill "$LOCKPID"
+	wait "$LOCKPID" 2>/dev/null
+fi
 # nothing of the above made a link
 assert_eq "owned links after the failures" "" "$(owned_listing)"
 

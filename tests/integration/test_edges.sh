@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Edges a new user found: a FIFO as uprobe target, files inside the mount
-# itself, the tail of an over-long line retried by the writer, a forked
+# itself (as uprobe PATH and as prog=), the tail of an over-long line retried by the writer, a forked
 # child closing its copy of a control handle, mounting twice, a pin_dir
 # outside bpffs, a cpu= that is not online.
 
@@ -33,6 +33,21 @@ assert_match "mount message" "inside the bpflinkfs mount" \
 	"$(cat "$MNT/error_log")"
 out=$(cd "$MNT" && timeout 15 bash -c "echo 'u:./links:f' > control" 2>&1)
 assert_match "relative path into the mount" "Invalid argument" "$out"
+# prog= into the mount: BPF_OBJ_GET would look it up there, a request to
+# the single thread itself (every caller in D state until kill -9)
+ln -s "$MNT" "$WORK/to-mnt"
+for prog in "$MNT/features" "$MNT/no-such-prog" "$WORK/to-mnt/links" \
+	"$MNT/../$(basename "$MNT")/links"; do
+	assert_eq "prog=$prog" EINVAL \
+		"$(werr "b's:cpu-clock cpu=0 prog=$prog\\n'")"
+	assert_match "prog=$prog: message" "prog=.*inside the bpflinkfs mount" \
+		"$(timeout 15 cat "$MNT/error_log" | tail -n 3)"
+	assert_true "daemon answers after prog=$prog" bl_daemon_alive
+done
+assert_eq "u: with prog= into the mount" EINVAL \
+	"$(werr "b'u:$TARGET:main prog=$MNT/features\\n'")"
+assert_eq "u: pattern with prog= into the mount" EINVAL \
+	"$(werr "b'u:$TARGET:mai* prog=$MNT/features\\n'")"
 assert_true "daemon answers after all that" bl_daemon_alive
 
 # a line over 1 MiB fails, and its tail never runs as a command of its own

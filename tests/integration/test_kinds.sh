@@ -336,9 +336,10 @@ err_at "unknown USDT name" ENOENT 8 "no USDT probe 'nope'" "U:./fix:nope"
 err_at "USDT name of two providers" EINVAL 8 "several providers" "U:./fix:dup"
 err_at "file without USDT notes" ENOENT 2 "no USDT probes" "U:/bin/true:x"
 err_at "no such file" ENOENT 2 "" "U:./nofile:kt:twice"
-err_at "USDT pattern that matches nothing" ENOENT 8 \
+# the provider exists: the caret under NAME, which matches nothing
+err_at "USDT pattern that matches nothing" ENOENT 11 \
 	"no USDT probe matches 'kt:zz\\*'" "U:./fix:kt:zz*"
-err_at "USDT pattern that matches nothing lists the probes" ENOENT 8 \
+err_at "USDT pattern that matches nothing lists the probes" ENOENT 11 \
 	"kt:twice" "U:./fix:kt:zz*"
 err_at "USDT pattern with an unclosed [" EINVAL 11 "unclosed" "U:./fix:kt:[ab"
 # USDT patterns: every location of every probe that matches, one link

@@ -5,7 +5,8 @@
 # the pattern, at the file offsets readelf's section headers give, with a
 # counter per target; a foreign uprobe_multi link (mklinks) shows count,
 # funcs, pid, cookies and name as mklinks made it; errors, removal and
-# pin_dir adoption. Expected values come from nm, readelf, mklinks and
+# pin_dir adoption; a Go method's name, `*` and all, is that symbol, not a
+# pattern (quoted, never one). Expected values come from nm, readelf, mklinks and
 # the fixture's own call counts, never from bpflinkfs.
 . "$(dirname "$0")/lib.sh"
 
@@ -283,6 +284,62 @@ rmdir "$MNT/$RID" || fail "rmdir $RID refused"
 bl_link_gone "rmdir detaches the multi link" "$RID"
 echo '-*' >"$MNT/control" || fail "-* refused"
 bl_link_gone "-* detaches the multi link" "$PID_ID"
+
+# --- Go names: a SYMBOL that is a symbol's exact name is that symbol -----
+# Go methods are named "database/sql.(*DB).query": the `*` is part of the
+# name. A fixture whose functions objcopy renames so (readelf says what
+# they are called and where), and a pattern that would match both.
+if command -v gcc >/dev/null && command -v objcopy >/dev/null; then
+	cat >"$WORK/go.c" <<'EOF'
+static volatile unsigned long sink;
+__attribute__((noinline)) void go_ptr(unsigned long i) { sink += i; }
+__attribute__((noinline)) void go_val(unsigned long i) { sink ^= i; }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	go_ptr(argc);
+	go_val(argc);
+	return 0;
+}
+EOF
+	GO=$WORK/gofix
+	gcc -O1 -o "$WORK/go.o" "$WORK/go.c" &&
+		objcopy --redefine-sym 'go_ptr=database/sql.(*DB).query' \
+			--redefine-sym 'go_val=database/sql.(xDB).query' \
+			"$WORK/go.o" "$GO" || die "cannot build the Go-named fixture"
+	readelf -sW "$GO" | grep -qF 'database/sql.(*DB).query' ||
+		die "objcopy did not rename the fixture's symbol"
+	GOFF=$(elf_file_offset "$GO" 'database/sql.(*DB).query') ||
+		die "readelf: no offset"
+	for spec in "uprobe:$GO:database/sql.(*DB).query" \
+		"uprobe:$GO:\"database/sql.(*DB).query\""; do
+		id=$(make_link "$spec")
+		assert_match "$spec: made" '^[0-9]+$' "$id"
+		assert_eq "$spec: one uprobe, not a pattern" uprobe \
+			"$(cat "$MNT/$id/type" 2>&1)"
+		assert_num_eq "$spec: offset (readelf)" "$GOFF" \
+			"$(cat "$MNT/$id/offset" 2>&1)"
+	done
+	# +OFFSET after such a name (a pattern takes none)
+	id=$(make_link "uprobe:$GO:database/sql.(*DB).query+0x0")
+	assert_num_eq "name+0x0: offset" "$GOFF" "$(cat "$MNT/$id/offset" 2>&1)"
+	# a pattern that names no symbol is still one: both functions
+	id=$(make_link "uprobe:$GO:database/sql.(*DB).que*")
+	assert_eq "pattern: a multi link" uprobe_multi \
+		"$(cat "$MNT/$id/type" 2>&1)"
+	assert_eq "pattern: both functions" 2 "$(cat "$MNT/$id/count" 2>&1)"
+	# quoted, never a pattern: no symbol is called that
+	out=$(echo "uprobe:$GO:\"database/sql.(*DB).que*\"" 2>&1 \
+		>"$MNT/control")
+	assert_match "quoted pattern: ENOENT" "No such file" "$out"
+	assert_match "quoted pattern: no symbol of that name" \
+		"no symbol 'database/sql\.\(\*DB\)\.que\*'" \
+		"$(tail -n 3 "$MNT/error_log")"
+	out=$(echo "uprobe:$GO:database/sql.(*DB).que*+0x1" 2>&1 \
+		>"$MNT/control")
+	assert_match "pattern+OFFSET: EINVAL" "Invalid argument" "$out"
+	echo '-*' >"$MNT/control"
+fi
 bl_stop_daemon
 
 # --- pin_dir adoption keeps hits and per-target hits ----------------------

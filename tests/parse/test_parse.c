@@ -172,7 +172,17 @@ static const struct row rows[] = {
 	{L("u:/bin/sh:fn_*"), 0, PROBE, .pk = PROBE_UPROBE, .path = "/bin/sh",
 	 .symbol = "fn_*"},
 	BAD("u:/bin/sh:fn_[", 13, "unclosed '['"),
-	BAD("u:/bin/sh:fn_*+1", 14, "no +OFFSET"),
+	/* a uprobe SYMBOL may be a name holding `*` (Go): +OFFSET is refused
+	 * later, if the file has no symbol of that name */
+	{L("u:/bin/sh:fn_*+1"), 0, PROBE, .pk = PROBE_UPROBE, .path = "/bin/sh",
+	 .symbol = "fn_*", .offset = 1},
+	/* a quoted SYMBOL: any byte but a newline, never a pattern */
+	{L("u:/bin/sh:\"a:b c*\"+0x4"), 0, PROBE, .pk = PROBE_UPROBE,
+	 .path = "/bin/sh", .symbol = "a:b c*", .offset = 4},
+	{L("u:/bin/sh:\"pkg.(*T).M\""), 0, PROBE, .pk = PROBE_UPROBE,
+	 .path = "/bin/sh", .symbol = "pkg.(*T).M"},
+	BAD("u:/bin/sh:\"f\"x", 13, "expected +OFFSET"),
+	BAD("u:/bin/sh:\"f", 10, "unterminated"),
 	BAD("uprobe:/bin/bash:", 17, "expected a symbol"),
 	BAD("uprobe:/bin/bash readline", 16, "expected ':'"),
 	BAD("uprobe::main", 7, "expected a path"),
