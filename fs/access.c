@@ -93,6 +93,13 @@ bool writer_may_attach(pid_t pid)
 	       ((caps >> CAP_BPF_BIT & 1) && (caps >> CAP_PERFMON_BIT & 1));
 }
 
+bool reader_may_watch(pid_t pid)
+{
+	unsigned long long caps = pid_caps(pid);
+
+	return (caps >> CAP_SYS_ADMIN_BIT & 1) || (caps >> CAP_PERFMON_BIT & 1);
+}
+
 bool reader_may_see_addrs(pid_t pid)
 {
 	int kptr = 2, paranoid = 2;

@@ -37,6 +37,16 @@ bool reader_may_see_addrs(pid_t pid);
  */
 bool writer_may_attach(pid_t pid);
 
+/**
+ * reader_may_watch() - may the process behind a request open a stream of
+ * other processes' events (events, top)? What perf asks of whoever
+ * watches other processes: CAP_PERFMON or CAP_SYS_ADMIN, effective in the
+ * initial user namespace (uid 0 alone is not enough).
+ * @pid: from fuse_req_ctx(); 0 (another pid namespace) may not
+ * Return: true when it may.
+ */
+bool reader_may_watch(pid_t pid);
+
 /** sysctl_read_int() - read an integer from /proc/sys; -errno on error */
 int sysctl_read_int(const char *path, int *value);
 
