@@ -62,21 +62,22 @@ static const struct prog_sample *find_prog(const struct top_sample *s, __u32 id)
 }
 
 /* What never changes for a link id: read once, when it first shows. */
-static int link_learn(struct owned *reg, __u32 id, struct link_fields *f,
-		      struct owned_info *own, struct link_sample *ls)
+static int link_learn(struct owned *reg, __u32 id, struct owned_info *own,
+		      struct link_sample *ls)
 {
-	int err = linkcache_get(id, f, false);
+	struct link_brief b;
+	int err = link_brief_read(id, &b);
 
 	if (err)
 		return err;
-	ls->prog_id = f->prog_id;
-	ls->kprobe = f->link_type == LINK_TYPE_KPROBE_MULTI ||
-		     (f->link_type == LINK_TYPE_PERF_EVENT &&
-		      (f->kind == PERF_LINK_KPROBE ||
-		       f->kind == PERF_LINK_KRETPROBE));
+	ls->prog_id = b.prog_id;
+	ls->kprobe =
+		b.link_type == LINK_TYPE_KPROBE_MULTI ||
+		(b.link_type == LINK_TYPE_PERF_EVENT &&
+		 (b.kind == PERF_LINK_KPROBE || b.kind == PERF_LINK_KRETPROBE));
 	ls->slot = -1;
 	if (!owned_get(reg, id, own) && own->slot > 0 &&
-	    counter_runs_prog(owned_counter(reg), f->prog_id)) {
+	    counter_runs_prog(owned_counter(reg), b.prog_id)) {
 		ls->slot = own->slot;
 		ls->nslots = own->nslots ? own->nslots : 1;
 	}
@@ -148,7 +149,7 @@ int top_sample_take(struct owned *reg, const struct top_sample *prev,
 		if (p)
 			*ls = *p;
 		ls->id = ids[i];
-		if ((!p && link_learn(reg, ids[i], f, own, ls)) ||
+		if ((!p && link_learn(reg, ids[i], own, ls)) ||
 		    link_counters(reg, f, ls))
 			continue; /* gone meanwhile */
 		cur->nlinks++;

@@ -399,7 +399,10 @@ static int top_open(fuse_req_t req, struct fuse_file_info *fi,
 		return -EACCES;
 	if (!d->top)
 		return -EOPNOTSUPP;
-	fi->nonseekable = 1;
+	/*
+	 * Seekable, though reads ignore the offset: GNU head seeks back
+	 * over what it read past its last line, and fails where it cannot.
+	 */
 	return top_stream_open(d->top, out);
 }
 
