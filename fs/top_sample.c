@@ -92,6 +92,7 @@ static int link_counters(struct owned *reg, struct link_fields *f,
 	unsigned int i;
 	int err = 0;
 
+	ls->ns = clock_ns(CLOCK_MONOTONIC);
 	if (ls->kprobe && !(err = link_info_read(ls->id, f)))
 		ls->missed = f->missed;
 	if (err || ls->slot <= 0)
@@ -123,6 +124,7 @@ static int sample_progs(struct top_sample *s)
 		    !s->progs[i].id)
 			continue;
 		s->progs[n].id = s->progs[i].id;
+		s->progs[n].ns = clock_ns(CLOCK_MONOTONIC);
 		if (!prog_stats_read(s->progs[n].id, &s->progs[n].st))
 			n++;
 	}
@@ -173,9 +175,11 @@ void top_sample_free(struct top_sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A link's figures per second of the interval */
 struct top_row {
 	__u32 id, prog_id;
-	double runs, ns, missed; /* in the interval */
+	double runs, ns, missed; /* runs, ns of run time, misses: per second */
+	double ns_per_run;
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -187,6 +191,13 @@ static int cmp_row(const void *a, const void *b)
 	if (x->runs != y->runs)
 		return x->runs > y->runs ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* seconds between two readings (each item has its own: a sample of many
+ * links takes a while) */
+static double secs(uint64_t a, uint64_t b)
+{
+	return b > a ? (double)(b - a) / 1e9 : 0;
 }
 
 /* The hits in the interval of the own links of each built-in program. */
@@ -208,7 +219,11 @@ static double *own_hits(const struct top_sample *a, const struct top_sample *b)
 	return sum;
 }
 
-/* The row of link @l; false when it did not run in the interval. */
+/*
+ * The row of link @l; false when it did not run in the interval. A
+ * program's figures are per second of its own two readings, an own
+ * link's hits per second of theirs.
+ */
 static bool link_row(const struct top_sample *a, const struct top_sample *b,
 		     const struct link_sample *l, const double *hsum,
 		     struct top_row *r)
@@ -216,21 +231,29 @@ static bool link_row(const struct top_sample *a, const struct top_sample *b,
 	const struct link_sample *p = find_link(a, l->id);
 	const struct prog_sample *pb = find_prog(b, l->prog_id);
 	const struct prog_sample *pa = find_prog(a, l->prog_id);
-	double share = 1;
+	double dt = pa && pb ? secs(pa->ns, pb->ns) : 0, share = 1, runs;
 
-	if (!p || !pa || !pb)
+	if (!p || !dt)
 		return false; /* new since the last sample: next time */
 	r->id = l->id;
 	r->prog_id = l->prog_id;
-	r->runs = (double)(pb->st.run_cnt - pa->st.run_cnt);
+	runs = (double)(pb->st.run_cnt - pa->st.run_cnt);
+	r->ns_per_run =
+		runs ? (pb->st.run_time_ns - pa->st.run_time_ns) / runs : 0;
+	r->runs = runs / dt;
 	if (l->slot > 0) {
-		r->runs = (double)(l->hits - p->hits);
-		share = hsum[pb - b->progs] ? r->runs / hsum[pb - b->progs] : 0;
+		runs = (double)(l->hits - p->hits);
+		share = hsum[pb - b->progs] ? runs / hsum[pb - b->progs] : 0;
+		r->runs = secs(p->ns, l->ns) ? runs / secs(p->ns, l->ns) : 0;
 	}
-	r->ns = share * (double)(pb->st.run_time_ns - pa->st.run_time_ns);
-	r->missed = share * (double)(pb->st.recursion_misses -
-				     pa->st.recursion_misses) +
-		    (double)(l->missed - p->missed);
+	r->ns = share * (double)(pb->st.run_time_ns - pa->st.run_time_ns) / dt;
+	r->missed =
+		share *
+		(double)(pb->st.recursion_misses - pa->st.recursion_misses) /
+		dt;
+	if (l->kprobe && secs(p->ns, l->ns))
+		r->missed +=
+			(double)(l->missed - p->missed) / secs(p->ns, l->ns);
 	return r->runs > 0 || r->missed > 0;
 }
 
@@ -257,7 +280,7 @@ static void put_file(struct sbuf *s, struct link_view *v, const char *name)
 }
 
 static void put_row(struct sbuf *s, struct owned *reg, struct link_view *v,
-		    const struct top_row *r, double secs)
+		    const struct top_row *r)
 {
 	struct reader rd = {false};
 
@@ -269,22 +292,20 @@ static void put_row(struct sbuf *s, struct owned *reg, struct link_view *v,
 	put_file(s, v, "type");
 	sbuf_put(s, "\t", 1);
 	put_file(s, v, "name");
-	sbuf_printf(s, "\t%u\t%.1f\t%.0f\t%.2f\t%.1f\n", r->prog_id,
-		    r->runs / secs, r->runs > 0 ? r->ns / r->runs : 0,
-		    r->ns / (secs * 1e7), r->missed / secs);
+	sbuf_printf(s, "\t%u\t%.1f\t%.0f\t%.2f\t%.1f\n", r->prog_id, r->runs,
+		    r->ns_per_run, r->ns / 1e7, r->missed);
 }
 
 char *top_block(struct owned *reg, const struct top_sample *a,
 		const struct top_sample *b, size_t *len)
 {
-	double secs = (double)(b->mono_ns - a->mono_ns) / 1e9;
 	double *hsum = own_hits(a, b);
 	struct top_row *rows = calloc(b->nlinks ? b->nlinks : 1, sizeof(*rows));
 	struct link_view *v = malloc(sizeof(*v));
 	struct sbuf s = {0};
 	size_t i, n = 0;
 
-	if (!hsum || !rows || !v || secs <= 0) {
+	if (!hsum || !rows || !v) {
 		free(hsum);
 		free(rows);
 		free(v);
@@ -299,7 +320,7 @@ char *top_block(struct owned *reg, const struct top_sample *a,
 	sbuf_printf(&s, "ID\tTYPE\tNAME\tPROG_ID\tRUNS/S\tNS/RUN\tCPU%%\t"
 			"MISSED/S\n");
 	for (i = 0; i < n; i++)
-		put_row(&s, reg, v, &rows[i], secs);
+		put_row(&s, reg, v, &rows[i]);
 	free(hsum);
 	free(rows);
 	free(v);

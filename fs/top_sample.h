@@ -23,11 +23,13 @@ struct link_sample {
 	bool kprobe;	     /* a kprobe link: `missed` is read live */
 	__u64 hits;	     /* own built-in links: the sum of their slots */
 	__u64 missed;	     /* kprobe links: link info's missed */
+	uint64_t ns; /* CLOCK_MONOTONIC when hits and missed were read */
 };
 
 struct prog_sample {
 	__u32 id;
 	struct prog_stats st;
+	uint64_t ns; /* CLOCK_MONOTONIC when read */
 };
 
 struct top_sample {
