@@ -92,7 +92,8 @@ static int link_counters(struct owned *reg, struct link_fields *f,
 	unsigned int i;
 	int err = 0;
 
-	ls->ns = clock_ns(CLOCK_MONOTONIC);
+	if (ls->kprobe || ls->slot > 0)
+		ls->ns = clock_ns(CLOCK_MONOTONIC);
 	if (ls->kprobe && !(err = link_info_read(ls->id, f)))
 		ls->missed = f->missed;
 	if (err || ls->slot <= 0)
@@ -111,15 +112,17 @@ static int link_counters(struct owned *reg, struct link_fields *f,
 /* Every program the links run, read once each. */
 static int sample_progs(struct top_sample *s)
 {
-	size_t i, n = 0;
+	size_t i, m, n = 0;
 
 	s->progs = calloc(s->nlinks ? s->nlinks : 1, sizeof(*s->progs));
 	if (!s->progs)
 		return -ENOMEM;
+	/* neighbours often share a program: fewer to sort */
 	for (i = 0; i < s->nlinks; i++)
-		s->progs[i].id = s->links[i].prog_id;
-	qsort(s->progs, s->nlinks, sizeof(*s->progs), cmp_prog);
-	for (i = 0; i < s->nlinks; i++) {
+		if (!n || s->progs[n - 1].id != s->links[i].prog_id)
+			s->progs[n++].id = s->links[i].prog_id;
+	qsort(s->progs, n, sizeof(*s->progs), cmp_prog);
+	for (i = 0, m = n, n = 0; i < m; i++) {
 		if ((n && s->progs[n - 1].id == s->progs[i].id) ||
 		    !s->progs[i].id)
 			continue;

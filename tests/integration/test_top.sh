@@ -122,9 +122,10 @@ assert_match "head: the block's time line" '^# [0-9]+\.[0-9]{6}$' \
 	"$(head -1 "$WORK/head.out")"
 assert_match "head: the own link is in the first block" \
 	"^$OWN	uprobe	$FIX	$OPROG	" "$(grep "^$OWN	" "$WORK/head.out")"
-# one interval, and time to sample a busy host's links twice
-assert_true "head: the first block within 3 s" python3 -c \
-	"import sys; sys.exit(not ($END - $START) < 3)"
+# one interval, and time to sample a busy host's links twice (the
+# test shares two CPUs with other work)
+assert_true "head: the first block within 4 s" python3 -c \
+	"import sys; sys.exit(not ($END - $START) < 4)"
 wait_off "$FPROG" || fail "head gone: statistics still on"
 
 # --- on while a reader is open; RUNS/S against the fixture's own rate
@@ -290,7 +291,8 @@ import sys
 t = [float(l[2:]) for l in open(sys.argv[1], 'rb').read().split(b'\n')
      if l.startswith(b'# ')]
 d = [b - a for a, b in zip(t, t[1:])]
-sys.exit(not d or not all(0.25 < x < 0.6 for x in d))
+if not d or not all(0.25 < x < 0.6 for x in d):
+    sys.exit("intervals: %s" % d)
 PY
 assert_true "-o bpf_stats: still on after the reader" \
 	test "$(moved "$FPROG")" -gt 0
