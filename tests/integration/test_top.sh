@@ -301,6 +301,17 @@ done
 # --- -o bpf_stats: on with no reader; off when its daemon is killed
 exec {REC[1]}>&-
 wait "$REC_PID" 2>/dev/null
+# --- a blocked reader at a lazy unmount: its read ends (end of file)
+start_top c
+sleep 0.3
+fusermount3 -uz "$MNT"
+for i in $(seq 50); do
+	kill -0 "${RPID[c]}" 2>/dev/null || break
+	sleep 0.1
+done
+assert_true "lazy unmount: the blocked reader ended" \
+	bash -c "! kill -0 ${RPID[c]} 2>/dev/null"
+stop_top c
 mkl_stop foreign
 bl_stop_daemon
 rmdir "$MNT"
