@@ -224,8 +224,11 @@ if python3 - "$WORK/bpftool.json" "$WORK/bpftool2.json" "$WORK/links.json" \
 import json, sys
 b1, b2, lj, lt, own = sys.argv[1:]
 types = dict(l.split() for l in open(lt))
-a = {o["id"]: o for o in json.load(open(b1))}
-b = {o["id"]: o for o in json.load(open(b2))}
+# bpftool writes other processes' bytes (0xff in a path) as they are
+def raw(p):
+    return json.loads(open(p, "rb").read().decode("utf-8", "surrogateescape"))
+a = {o["id"]: o for o in raw(b1)}
+b = {o["id"]: o for o in raw(b2)}
 ours = {o["id"]: o for o in json.load(open(lj))}
 own = set(int(x) for x in own.split())
 perf = {"uprobe", "uretprobe", "kprobe", "kretprobe", "tracepoint", "event"}
