@@ -6,11 +6,13 @@
  * hub; sampling runs without it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "access.h"
 #include "mount_watch.h"
 #include "prog_stats.h"
 #include "stream.h"
@@ -214,6 +216,23 @@ void top_hub_free(struct top_hub *hub)
 	pthread_cond_destroy(&hub->wake);
 	stream_set_destroy(&hub->set);
 	free(hub);
+}
+
+int top_file_open(fuse_req_t req, struct fuse_file_info *fi,
+		  struct top_hub *hub, struct top_stream **out)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || ctx->uid != 0 ||
+	    !reader_may_watch(ctx->pid))
+		return -EACCES;
+	if (!hub)
+		return -EOPNOTSUPP;
+	/*
+	 * Seekable, though reads ignore the offset: GNU head seeks back
+	 * over what it read past its last line, and fails where it cannot.
+	 */
+	return top_stream_open(hub, out);
 }
 
 int top_stream_open(struct top_hub *hub, struct top_stream **out)

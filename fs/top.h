@@ -49,6 +49,16 @@ void top_hub_free(struct top_hub *hub);
  */
 int top_stream_open(struct top_hub *hub, struct top_stream **out);
 
+/**
+ * top_file_open() - OPEN of `top`: read-only, by root with CAP_PERFMON or
+ * CAP_SYS_ADMIN (it shows every program's cost, and turns statistics on
+ * for all of them), then top_stream_open() on @hub
+ * Return: 0, -EACCES, -EOPNOTSUPP (no hub: its thread did not start), or
+ * top_stream_open()'s -errno.
+ */
+int top_file_open(fuse_req_t req, struct fuse_file_info *fi,
+		  struct top_hub *hub, struct top_stream **out);
+
 /** top_stream_read() / top_stream_poll(): as stream_read(), stream_poll() */
 void top_stream_read(struct top_stream *s, fuse_req_t req, size_t size,
 		     bool nonblock);

@@ -384,28 +384,6 @@ static void open_file_free(void *obj)
 	free(of);
 }
 
-/*
- * top: read-only, root with CAP_PERFMON or CAP_SYS_ADMIN (it shows every
- * program's cost, and turns statistics on for all of them)
- */
-static int top_open(fuse_req_t req, struct fuse_file_info *fi,
-		    struct top_stream **out)
-{
-	const struct daemon *d = fuse_req_userdata(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || ctx->uid != 0 ||
-	    !reader_may_watch(ctx->pid))
-		return -EACCES;
-	if (!d->top)
-		return -EOPNOTSUPP;
-	/*
-	 * Seekable, though reads ignore the offset: GNU head seeks back
-	 * over what it read past its last line, and fails where it cannot.
-	 */
-	return top_stream_open(d->top, out);
-}
-
 static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 					struct fuse_file_info *fi, int *err)
 {
@@ -424,7 +402,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
 	} else if (rf == RF_TOP) {
-		*err = top_open(req, fi, &of->top);
+		*err = top_file_open(req, fi, d->top, &of->top);
 	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
 		*err = -EACCES; /* root bypasses mode bits: refuse here */
 	} else if (acc != O_RDONLY) {
