@@ -267,21 +267,28 @@ assert_match "events, no CAP_PERFMON: EACCES" "Permission denied" "$out"
 
 # --- another process's BPF_ENABLE_STATS fd (the sysctl stays 0): features
 # and metrics.prom see statistics on, and off again when it closes
-coproc HOLD { python3 -c '
+mkfifo "$WORK/hold.in"
+python3 -c '
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 nr = {"x86_64": 321, "aarch64": 280}[os.uname().machine]  # bpf(2)
 attr = ctypes.c_uint32(0)  # BPF_STATS_RUN_TIME
 fd = libc.syscall(nr, 32, ctypes.byref(attr), 4)  # BPF_ENABLE_STATS
 print(fd, flush=True)
-sys.stdin.read()'; }
-read -r hfd <&"${HOLD[0]}"
+sys.stdin.read()' <"$WORK/hold.in" >"$WORK/hold.out" &
+HOLD_PID=$!
+exec {HOLD_FD}>"$WORK/hold.in"
+for i in $(seq 50); do
+	[ -s "$WORK/hold.out" ] && break
+	sleep 0.1
+done
+hfd=$(cat "$WORK/hold.out")
 assert_true "another process holds BPF_ENABLE_STATS" test "$hfd" -ge 0
 assert_eq "sysctl still 0" 0 "$(cat /proc/sys/kernel/bpf_stats_enabled)"
 assert_eq "another holder: features says on" "bpf_stats 1" "$(features_stats)"
 grep -q '^bpflinkfs_prog_run_count_total{prog_id="'"$FPROG"'"' \
 	"$MNT/metrics.prom" || fail "another holder: no run count in metrics"
-exec {HOLD[1]}>&-
+exec {HOLD_FD}>&-
 wait "$HOLD_PID" 2>/dev/null
 wait_off "$FPROG" || fail "holder gone: statistics still on"
 assert_eq "holder gone: features says off" "bpf_stats 0" "$(features_stats)"
@@ -321,7 +328,7 @@ read -r _ _ _ _ _ FPROG <<<"$(mkl_lines foreign2)"
 assert_true "-o bpf_stats: a foreign program counts" \
 	test "$(moved "$FPROG")" -gt 0
 assert_eq "-o bpf_stats: features says on" "bpf_stats 1" "$(features_stats)"
-timeout 10 head -n 12 "$MNT/top" >"$WORK/fast.out"
+timeout 10 stdbuf -oL head -n 12 "$MNT/top" >"$WORK/fast.out"
 assert_true "top_interval=300: blocks 0.3 s apart" python3 - \
 	"$WORK/fast.out" <<'PY'
 import sys
@@ -329,7 +336,7 @@ t = [float(l[2:]) for l in open(sys.argv[1], 'rb').read().split(b'\n')
      if l.startswith(b'# ')]
 d = [b - a for a, b in zip(t, t[1:])]
 if not d or not all(0.25 < x < 0.6 for x in d):
-    sys.exit("intervals: %s" % d)
+    sys.exit("intervals: %s in %r" % (d, open(sys.argv[1], 'rb').read()))
 PY
 assert_true "-o bpf_stats: still on after the reader" \
 	test "$(moved "$FPROG")" -gt 0
