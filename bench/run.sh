@@ -11,7 +11,9 @@
 # probe, an empty program, the built-in counter, bpftrace count(), the
 # counter with an events reader, bpftrace printf), then every.sh
 # (issue 14: links.json of 1,000 and 10,000 mixed links, glob creation
-# against libbpf, funcs of a 10,000-target link). Both tables go to stdout and together to
+# against libbpf, funcs of a 10,000-target link), then top_cost.sh (what
+# run statistics add per program run, and a `top` reader's CPU at 1,000
+# and 10,000 links; with --quick at 1,000). The tables go to stdout and together to
 # bench/results/bench-DATE-KERNEL.txt; each script also writes its own.
 #
 #   --big    listing at N = 10,000 too (the kernel then needs ~18 minutes
@@ -33,11 +35,13 @@ cost_args=()
 every_args=()
 create_n=1000
 vm=0
+quick=0
+big=0
 
 for a in "$@"; do
 	case $a in
-	--big) listing_args+=(--big) ;;
-	--quick) create_n=200 cost_args+=(--quick) every_args+=(--quick) ;;
+	--big) listing_args+=(--big) big=1 ;;
+	--quick) create_n=200 quick=1 cost_args+=(--quick) every_args+=(--quick) ;;
 	--vm) vm=1 ;;
 	*) echo "usage: run.sh [--big] [--quick] [--vm]" >&2; exit 2 ;;
 	esac
@@ -85,6 +89,14 @@ fi
 echo | tee -a "$out"
 # issue 14: links.json of mixed links, glob creation, funcs (every.sh)
 bash "$here/every.sh" "${every_args[@]}" | tee -a "$out"
+[ "${PIPESTATUS[0]}" = 0 ] || rc=1
+echo | tee -a "$out"
+# what statistics and a top reader cost (top_cost.sh)
+if [ "$quick" = 1 ] && [ "$big" = 0 ]; then
+	bash "$here/top_cost.sh" 10 1000 | tee -a "$out"
+else
+	bash "$here/top_cost.sh" | tee -a "$out"
+fi
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo "run.sh: both tables: $out" >&2
 exit "$rc"

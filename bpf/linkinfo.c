@@ -549,6 +549,27 @@ int link_type_read(__u32 id, __u32 *link_type)
 	return err;
 }
 
+int link_brief_read(__u32 id, struct link_brief *out)
+{
+	struct abi_link_info info;
+	int fd = bpf_link_get_fd_by_id(id), err;
+
+	if (fd < 0) {
+		err = -errno;
+		return err == -EAGAIN ? -ENOENT : err;
+	}
+	memset(&info, 0, sizeof(info));
+	err = info_get(fd, &info);
+	close(fd);
+	if (err)
+		return err;
+	out->link_type = info.type;
+	out->prog_id = info.prog_id;
+	out->kind = info.type == LINK_TYPE_PERF_EVENT ? info.perf_event.type
+						      : PERF_LINK_UNSPEC;
+	return 0;
+}
+
 bool bpf_fd_is(const char *kind, int fd)
 {
 	char path[64], target[64];

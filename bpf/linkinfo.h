@@ -349,6 +349,20 @@ int link_id_read_fd(int fd, __u32 *id);
  */
 int link_type_read(__u32 id, __u32 *link_type);
 
+struct link_brief {
+	__u32 link_type; /* BPF_LINK_TYPE_* */
+	__u32 prog_id;
+	__u32 kind; /* perf links: enum perf_link_kind (6.6+), else 0 */
+};
+
+/**
+ * link_brief_read() - type, program and perf kind of a link id: one
+ * GET_FD_BY_ID and one OBJ_GET_INFO_BY_FD with a zeroed struct (no name
+ * is copied), for samplers that read every link
+ * Return: 0, -ENOENT (gone, or EAGAIN), or -errno.
+ */
+int link_brief_read(__u32 id, struct link_brief *out);
+
 /**
  * bpf_fd_is() - is @fd a BPF object of that kind?
  * @kind: "bpf-prog", "bpf-map" or "bpf-link": the name of its anon inode.

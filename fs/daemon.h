@@ -16,6 +16,8 @@
 struct owned;
 struct attached_set;
 struct event_hub;
+struct top_hub;
+struct stats_switch;
 
 struct daemon {
 	/* the kernel library's state (bpf/owned.h): owned links, their
@@ -25,6 +27,12 @@ struct daemon {
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
+	/* the kernel's run statistics, on while someone looks
+	 * (bpf/prog_stats.h), and `top` (fs/top.c), or NULL */
+	struct stats_switch *stats;
+	struct top_hub *top;
+	unsigned int top_interval_ms; /* -o top_interval= */
+	bool hold_stats; /* -o bpf_stats: on for the mount's life */
 	bool allow_other;
 	bool detach; /* -o detach: root may detach links it did not make */
 	/* -o uid=, gid=, umask=: owner and mode bits of the tree */

@@ -21,7 +21,8 @@
 #include "render.h"
 
 struct dir_entry {
-	char name[16];
+	/* the longest name: prog_recursion_misses and its NUL */
+	char name[32];
 	fuse_ino_t ino;
 	mode_t mode;
 };

@@ -5,7 +5,7 @@
  * poll notifications, and the end of every stream at shutdown or unmount
  * (mount_watch.c tells of the unmount).
  *
- * One mutex (hub->lock) guards links, streams, queues and pending reads;
+ * One mutex (hub->set.lock) guards links, streams, queues and pending reads;
  * FUSE replies and notifications are sent after it is released.
  */
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "events.h"
+#include "stream.h"
 #include "event_ring.h"
 #include "mount_watch.h"
 #include "counter.h"
@@ -27,32 +28,16 @@
 
 /* per stream: ~4,000 lines; a reader further behind loses events */
 #define STREAM_QUEUE_BYTES (256u << 10)
-#define LOST_LINE_MAX 32
 #define LINE_MAX_BYTES 1024
-
-struct pending_read {
-	fuse_req_t req;
-	size_t size;
-	struct pending_read *next;
-};
 
 struct event_link;
 
 struct event_stream {
+	struct stream base; /* queue, reads, poll (stream.h) */
 	struct event_hub *hub;
 	struct event_link *link; /* NULL once ended or closed */
 	struct event_stream *next;
 	uint64_t since_ns; /* CLOCK_BOOTTIME of the open: older records skip */
-	char *q;	   /* circular byte queue of whole lines */
-	size_t head, len;
-	uint64_t lost; /* events dropped and not yet written as # lost */
-	struct pending_read *reads, **reads_tail;
-	struct fuse_pollhandle *ph;
-	off_t pos;	 /* the bytes given out so far: the reader's offset */
-	char *back;	 /* the last read's bytes, which end at pos */
-	size_t back_len; /* a seek back over them gives them again */
-	bool ended;
-	bool closed;
 };
 
 struct event_link {
@@ -71,8 +56,8 @@ struct event_link {
 };
 
 struct event_hub {
-	pthread_mutex_t lock;
-	struct owned *reg; /* the links streamed, their counter */
+	struct stream_set set; /* its lock guards the hub too */
+	struct owned *reg;     /* the links streamed, their counter */
 	struct events_reader *reader;
 	struct event_link *links;
 	struct event_link **by_slot;
@@ -83,199 +68,12 @@ struct event_hub {
 	struct mount_watch *watch; /* the unmount watcher, or NULL */
 };
 
-/* A reply to send once the lock is released. */
-struct outbox {
-	struct {
-		fuse_req_t req;
-		char *buf; /* NULL with n 0: end of file; n < 0: error */
-		ssize_t n;
-	} r[64];
-	size_t nr;
-	struct fuse_pollhandle *ph[64];
-	size_t nph;
-};
-
 static uint64_t boot_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static size_t q_room(const struct event_stream *s)
-{
-	return STREAM_QUEUE_BYTES - s->len;
-}
-
-static void q_put(struct event_stream *s, const char *p, size_t n)
-{
-	size_t tail = (s->head + s->len) % STREAM_QUEUE_BYTES;
-	size_t first =
-		STREAM_QUEUE_BYTES - tail < n ? STREAM_QUEUE_BYTES - tail : n;
-
-	memcpy(s->q + tail, p, first);
-	memcpy(s->q, p + first, n - first);
-	s->len += n;
-}
-
-static void q_get(struct event_stream *s, char *p, size_t n)
-{
-	size_t first = STREAM_QUEUE_BYTES - s->head < n
-			       ? STREAM_QUEUE_BYTES - s->head
-			       : n;
-
-	memcpy(p, s->q + s->head, first);
-	memcpy(p + first, s->q, n - first);
-	s->head = (s->head + n) % STREAM_QUEUE_BYTES;
-	s->len -= n;
-}
-
-/* Write the pending `# lost N` line if it fits with @extra more bytes. */
-static bool flush_lost(struct event_stream *s, size_t extra)
-{
-	char line[LOST_LINE_MAX];
-	int n;
-
-	if (!s->lost)
-		return true;
-	n = snprintf(line, sizeof(line), "# lost %" PRIu64 "\n", s->lost);
-	if (q_room(s) < n + extra)
-		return false;
-	q_put(s, line, n);
-	s->lost = 0;
-	return true;
-}
-
-/* One line for @s: queued in place, or counted as lost. */
-static void stream_push(struct event_stream *s, const char *line, size_t n)
-{
-	if (flush_lost(s, n) && q_room(s) >= n)
-		q_put(s, line, n);
-	else
-		s->lost++;
-}
-
-/*
- * The bytes of a read leave the queue: the offset moves past them, and
- * they are kept until the next read, so that a reader that seeks back over
- * what it read past a line's end (GNU head, bash's read) reads them again.
- */
-static void stream_gave(struct event_stream *s, const char *buf, size_t n)
-{
-	char *p;
-
-	if (!n) /* end of file: the last bytes are still the last read's */
-		return;
-	p = realloc(s->back, n);
-	if (p) {
-		memcpy(p, buf, n);
-		s->back = p;
-	}
-	s->back_len = p ? n : 0;
-	s->pos += n;
-}
-
-/*
- * A read at @off before the stream's offset: the reader sought back over
- * the last read's bytes, and gets them again (up to @size, into *buf).
- * Return: the length, or -ESPIPE for an offset the stream cannot give
- * (past its offset, or before the last read).
- */
-static ssize_t stream_reread(const struct event_stream *s, off_t off,
-			     size_t size, char **buf)
-{
-	off_t from = s->pos - (off_t)s->back_len;
-	size_t n = (size_t)(s->pos - off);
-
-	*buf = NULL;
-	if (off < from || off > s->pos)
-		return -ESPIPE;
-	n = n < size ? n : size;
-	if (n && !(*buf = malloc(n)))
-		return -ENOMEM;
-	if (n)
-		memcpy(*buf, s->back + (off - from), n);
-	return n;
-}
-
-/*
- * Up to @size bytes of whole lines (a part of one when the first line
- * alone is longer), malloc'd into *buf. Return: the length, 0 if none.
- */
-static ssize_t stream_take(struct event_stream *s, size_t size, char **buf)
-{
-	size_t n, i;
-
-	flush_lost(s, 0);
-	n = s->len < size ? s->len : size;
-	*buf = NULL;
-	if (!n)
-		return 0;
-	*buf = malloc(n);
-	if (!*buf)
-		return -ENOMEM;
-	q_get(s, *buf, n);
-	if (s->len && (*buf)[n - 1] != '\n') {
-		/* give back the part of a line that did not fit */
-		for (i = n; i > 0 && (*buf)[i - 1] != '\n'; i--)
-			;
-		if (i > 0) {
-			s->head = (s->head + STREAM_QUEUE_BYTES - (n - i)) %
-				  STREAM_QUEUE_BYTES;
-			s->len += n - i;
-			n = i;
-		}
-	}
-	stream_gave(s, *buf, n);
-	return n;
-}
-
-static bool stream_readable(const struct event_stream *s)
-{
-	return s->len || s->lost || s->ended;
-}
-
-/* Answer what pending reads can be answered now, and the poll handle. */
-static void stream_serve(struct event_stream *s, struct outbox *out)
-{
-	struct pending_read *pr;
-
-	while ((pr = s->reads) && stream_readable(s) &&
-	       out->nr < sizeof(out->r) / sizeof(out->r[0])) {
-		s->reads = pr->next;
-		if (!s->reads)
-			s->reads_tail = &s->reads;
-		out->r[out->nr].req = pr->req;
-		out->r[out->nr].n =
-			stream_take(s, pr->size, &out->r[out->nr].buf);
-		out->nr++;
-		free(pr);
-	}
-	if (s->ph && stream_readable(s) &&
-	    out->nph < sizeof(out->ph) / sizeof(out->ph[0])) {
-		out->ph[out->nph++] = s->ph;
-		s->ph = NULL;
-	}
-}
-
-static void outbox_send(struct outbox *out)
-{
-	size_t i;
-
-	for (i = 0; i < out->nr; i++) {
-		if (out->r[i].n < 0)
-			fuse_reply_err(out->r[i].req, (int)-out->r[i].n);
-		else
-			fuse_reply_buf(out->r[i].req, out->r[i].buf,
-				       out->r[i].n);
-		free(out->r[i].buf);
-	}
-	for (i = 0; i < out->nph; i++) {
-		fuse_lowlevel_notify_poll(out->ph[i]);
-		fuse_pollhandle_destroy(out->ph[i]);
-	}
-	out->nr = out->nph = 0;
 }
 
 /* An own multi link: one slot per target, named as `funcs` names it. */
@@ -345,15 +143,15 @@ static void on_record(void *ctx, const struct events_record *r)
 	char line[LINE_MAX_BYTES];
 	int n = -1;
 
-	pthread_mutex_lock(&hub->lock);
+	pthread_mutex_lock(&hub->set.lock);
 	l = r->slot < hub->slots ? hub->by_slot[r->slot] : NULL;
 	if (l)
 		n = events_line(r, target_of(l, hub->slot_index[r->slot]),
 				l->retval, line, sizeof(line));
 	for (s = l ? l->streams : NULL; n > 0 && s; s = s->next)
 		if (r->ns >= s->since_ns)
-			stream_push(s, line, n);
-	pthread_mutex_unlock(&hub->lock);
+			stream_push(&s->base, line, n);
+	pthread_mutex_unlock(&hub->set.lock);
 }
 
 /* Drops the ring counted for @l since the last look: to every stream. */
@@ -371,12 +169,12 @@ static void link_take_lost(struct event_hub *hub, struct event_link *l)
 		l->slots[i].lost_seen = lost;
 	}
 	for (s = l->streams; more && s; s = s->next)
-		s->lost += more;
+		s->base.lost += more;
 }
 
-static void stream_end(struct event_stream *s)
+static void ev_stream_end(struct event_stream *s)
 {
-	s->ended = true;
+	stream_end(&s->base);
 	s->link = NULL;
 }
 
@@ -419,8 +217,8 @@ static void link_check_alive(struct event_hub *hub, struct event_link *l,
 	if (!own)
 		return;
 	for (s = l->streams; s; s = s->next) {
-		stream_end(s);
-		stream_serve(s, out);
+		ev_stream_end(s);
+		stream_serve(&s->base, out);
 	}
 	l->streams = NULL;
 	link_free(hub, l);
@@ -437,7 +235,7 @@ static void on_batch_end(void *ctx)
 
 	out.nr = out.nph = 0;
 	do {
-		pthread_mutex_lock(&hub->lock);
+		pthread_mutex_lock(&hub->set.lock);
 		sweep = now - hub->last_sweep_ns >= EVENTS_TICK_MS * 1000000ull;
 		if (sweep)
 			hub->last_sweep_ns = now;
@@ -446,13 +244,12 @@ static void on_batch_end(void *ctx)
 			next = l->next;
 			link_take_lost(hub, l);
 			for (s = l->streams; s; s = s->next)
-				stream_serve(s, &out);
+				stream_serve(&s->base, &out);
 			if (sweep)
 				link_check_alive(hub, l, &out);
 		}
-		more = out.nr == sizeof(out.r) / sizeof(out.r[0]) ||
-		       out.nph == sizeof(out.ph) / sizeof(out.ph[0]);
-		pthread_mutex_unlock(&hub->lock);
+		more = outbox_full(&out);
+		pthread_mutex_unlock(&hub->set.lock);
 		outbox_send(&out);
 		sweep = false;
 	} while (more);
@@ -479,12 +276,12 @@ int event_hub_start(struct event_hub **out, struct owned *reg)
 	hub->slot_index = calloc(maps.slots, sizeof(*hub->slot_index));
 	hub->slots = maps.slots;
 	hub->reg = reg;
-	pthread_mutex_init(&hub->lock, NULL);
+	stream_set_init(&hub->set);
 	err = !hub->by_slot || !hub->slot_index ? -ENOMEM : 0;
 	if (!err)
 		err = events_reader_start(&hub->reader, c, &hub_ops, hub);
 	if (err) {
-		pthread_mutex_destroy(&hub->lock);
+		stream_set_destroy(&hub->set);
 		free(hub->by_slot);
 		free(hub->slot_index);
 		free(hub);
@@ -502,7 +299,7 @@ static void hub_end_streams(struct event_hub *hub)
 
 	out.nr = out.nph = 0;
 	do {
-		pthread_mutex_lock(&hub->lock);
+		pthread_mutex_lock(&hub->set.lock);
 		hub->ended = true;
 		while (hub->links && !hub->links->streams)
 			link_free(hub, hub->links);
@@ -510,13 +307,13 @@ static void hub_end_streams(struct event_hub *hub)
 		       out.nr < sizeof(out.r) / sizeof(out.r[0]) - 1 &&
 		       out.nph < sizeof(out.ph) / sizeof(out.ph[0]) - 1) {
 			hub->links->streams = s->next;
-			stream_end(s);
-			stream_serve(s, &out);
+			ev_stream_end(s);
+			stream_serve(&s->base, &out);
 			while (hub->links && !hub->links->streams)
 				link_free(hub, hub->links);
 		}
 		more = hub->links != NULL;
-		pthread_mutex_unlock(&hub->lock);
+		pthread_mutex_unlock(&hub->set.lock);
 		outbox_send(&out);
 	} while (more);
 }
@@ -548,7 +345,7 @@ void event_hub_free(struct event_hub *hub)
 	if (!hub)
 		return;
 	event_hub_stop(hub);
-	pthread_mutex_destroy(&hub->lock);
+	stream_set_destroy(&hub->set);
 	free(hub->by_slot);
 	free(hub->slot_index);
 	free(hub);
@@ -610,10 +407,10 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 	struct event_link *l = NULL;
 	int err = own && s ? owned_get(hub->reg, id, own) : -ENOMEM;
 
-	if (!err && !(s->q = malloc(STREAM_QUEUE_BYTES)))
-		err = -ENOMEM;
+	if (!err)
+		err = stream_init(&s->base, &hub->set, STREAM_QUEUE_BYTES);
 	if (!err) {
-		pthread_mutex_lock(&hub->lock);
+		pthread_mutex_lock(&hub->set.lock);
 		err = hub->ended || !hub->reader ? -ENOENT
 						 : hub_link(hub, own, &l);
 		if (!err) {
@@ -621,17 +418,17 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 			link_take_lost(hub, l);
 			s->hub = hub;
 			s->link = l;
-			s->reads_tail = &s->reads;
 			s->since_ns = boot_ns();
 			s->next = l->streams;
 			l->streams = s;
+			stream_attach(&s->base);
 		}
-		pthread_mutex_unlock(&hub->lock);
+		pthread_mutex_unlock(&hub->set.lock);
 	}
 	free(own);
 	if (err) {
 		if (s)
-			free(s->q);
+			stream_free_queue(&s->base);
 		free(s);
 		return err;
 	}
@@ -639,107 +436,29 @@ int event_stream_open(struct event_hub *hub, __u32 id,
 	return 0;
 }
 
-/* Interrupted while waiting (a signal, a killed reader): answer EINTR. */
-static void on_interrupt(fuse_req_t req, void *data)
-{
-	struct event_hub *hub = data;
-	struct pending_read **p, *pr = NULL;
-	struct event_link *l;
-	struct event_stream *s;
-
-	pthread_mutex_lock(&hub->lock);
-	for (l = hub->links; l && !pr; l = l->next)
-		for (s = l->streams; s && !pr; s = s->next)
-			for (p = &s->reads; *p; p = &(*p)->next)
-				if ((*p)->req == req) {
-					pr = *p;
-					*p = pr->next;
-					if (!pr->next)
-						s->reads_tail = p;
-					break;
-				}
-	pthread_mutex_unlock(&hub->lock);
-	if (pr) {
-		free(pr);
-		fuse_reply_err(req, EINTR);
-	}
-}
-
 void event_stream_read(struct event_stream *s, fuse_req_t req, size_t size,
 		       off_t off, bool nonblock)
 {
-	struct event_hub *hub = s->hub;
-	struct pending_read *pr = malloc(sizeof(*pr));
-	char *buf = NULL;
-	ssize_t n = -EAGAIN;
-
-	/* before the lock: an interrupt already pending runs it at once */
-	fuse_req_interrupt_func(req, on_interrupt, hub);
-	pthread_mutex_lock(&hub->lock);
-	if (off != s->pos)
-		n = stream_reread(s, off, size, &buf);
-	else if (!s->reads && stream_readable(s))
-		n = stream_take(s, size, &buf);
-	else if (!nonblock) {
-		if (fuse_req_interrupted(req)) {
-			n = -EINTR;
-		} else if (pr) {
-			pr->req = req;
-			pr->size = size;
-			pr->next = NULL;
-			*s->reads_tail = pr;
-			s->reads_tail = &pr->next;
-			pr = NULL;
-			n = 1; /* answered later */
-			req = NULL;
-		} else {
-			n = -ENOMEM;
-		}
-	}
-	pthread_mutex_unlock(&hub->lock);
-	free(pr);
-	if (!req)
-		return;
-	if (n < 0)
-		fuse_reply_err(req, (int)-n);
-	else
-		fuse_reply_buf(req, buf, n);
-	free(buf);
+	stream_read(&s->base, req, size, off, nonblock);
 }
 
 void event_stream_poll(struct event_stream *s, fuse_req_t req,
 		       struct fuse_pollhandle *ph)
 {
-	struct fuse_pollhandle *old = NULL;
-	unsigned int revents = 0;
-
-	pthread_mutex_lock(&s->hub->lock);
-	if (ph) {
-		old = s->ph;
-		s->ph = ph;
-	}
-	if (s->len || s->lost)
-		revents |= POLLIN | POLLRDNORM;
-	if (s->ended)
-		revents |= POLLIN | POLLRDNORM | POLLHUP;
-	pthread_mutex_unlock(&s->hub->lock);
-	if (old)
-		fuse_pollhandle_destroy(old);
-	fuse_reply_poll(req, revents);
+	stream_poll(&s->base, req, ph);
 }
 
 void event_stream_close(struct event_stream *s)
 {
 	struct event_hub *hub;
 	struct event_stream **p;
-	struct pending_read *pr;
 	struct outbox out;
 
 	if (!s)
 		return;
 	hub = s->hub;
 	out.nr = out.nph = 0;
-	pthread_mutex_lock(&hub->lock);
+	pthread_mutex_lock(&hub->set.lock);
 	if (s->link) {
 		for (p = &s->link->streams; *p && *p != s; p = &(*p)->next)
 			;
@@ -748,19 +467,10 @@ void event_stream_close(struct event_stream *s)
 		if (!s->link->streams)
 			link_free(hub, s->link);
 	}
-	stream_end(s);
-	/* the kernel answers no read after RELEASE: none should be left */
-	while ((pr = s->reads)) {
-		s->reads = pr->next;
-		if (out.nr < sizeof(out.r) / sizeof(out.r[0]))
-			out.r[out.nr++] = (typeof(out.r[0])){pr->req, NULL, 0};
-		free(pr);
-	}
-	if (s->ph)
-		out.ph[out.nph++] = s->ph;
-	pthread_mutex_unlock(&hub->lock);
+	ev_stream_end(s);
+	stream_detach(&s->base, &out);
+	pthread_mutex_unlock(&hub->set.lock);
 	outbox_send(&out);
-	free(s->q);
-	free(s->back);
+	stream_free_queue(&s->base);
 	free(s);
 }

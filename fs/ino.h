@@ -48,6 +48,7 @@ enum root_file_id {
 	RF_LINKS,
 	RF_JSON,
 	RF_METRICS,
+	RF_TOP,
 	RF_COUNT,
 };
 

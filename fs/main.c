@@ -28,6 +28,8 @@
 #include "counter.h"
 #include "counter_row.h"
 #include "perf_names.h"
+#include "prog_stats.h"
+#include "top.h"
 #include "tree.h"
 #include "uprobe_target.h"
 
@@ -55,6 +57,8 @@ static void usage(const char *prog)
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
 	       "    -o pin_dir=DIR      pin owned links in bpffs DIR (root's alone); a\n"
 	       "                        restart adopts them\n"
+	       "    -o bpf_stats        keep the kernel's BPF run statistics on while mounted\n"
+	       "    -o top_interval=MS  time between the blocks of MOUNTPOINT/top (1000)\n"
 	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
 	       "    -o umask=M          mode bits to clear, octal\n"
 	       "    -o detach           root may rmdir a link it did not make: the kernel\n"
@@ -113,7 +117,38 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 	return 0;
 }
 
-enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK, KEY_DETACH };
+/* -o top_interval=MS: from 10 ms to a day */
+#define TOP_INTERVAL_DEFAULT_MS 1000
+#define TOP_INTERVAL_MIN_MS 10
+#define TOP_INTERVAL_MAX_MS 86400000
+
+static int parse_interval_opt(const char *arg, unsigned int *out)
+{
+	unsigned int ms;
+
+	if (parse_id_opt(arg, &ms, 10))
+		return -1;
+	if (ms < TOP_INTERVAL_MIN_MS || ms > TOP_INTERVAL_MAX_MS) {
+		fprintf(stderr,
+			"bpflinkfs: bad option %s: from %d to %d "
+			"milliseconds\n",
+			arg, TOP_INTERVAL_MIN_MS, TOP_INTERVAL_MAX_MS);
+		return -1;
+	}
+	*out = ms;
+	return 0;
+}
+
+enum {
+	KEY_ALLOW_OTHER,
+	KEY_PIN_DIR,
+	KEY_UID,
+	KEY_GID,
+	KEY_UMASK,
+	KEY_BPF_STATS,
+	KEY_TOP_INTERVAL,
+	KEY_DETACH,
+};
 
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
@@ -137,6 +172,11 @@ static int opt_proc(void *data, const char *arg, int key,
 	case KEY_DETACH:
 		d->detach = true;
 		return 0; /* ours, not FUSE's */
+	case KEY_BPF_STATS:
+		d->hold_stats = true;
+		return 0;
+	case KEY_TOP_INTERVAL:
+		return parse_interval_opt(arg, &d->top_interval_ms);
 	default:
 		return 1;
 	}
@@ -286,6 +326,15 @@ static int daemon_setup(struct daemon *d)
 		return err;
 	}
 	detect_sw_aliases(owned_counter(d->owned));
+	err = stats_switch_open(&d->stats);
+	if (!err && d->hold_stats && (err = stats_switch_hold(d->stats)))
+		fprintf(stderr,
+			"bpflinkfs: -o bpf_stats: the kernel does not turn "
+			"run statistics on (BPF_ENABLE_STATS: %s); it needs "
+			"Linux 5.8 or later\n",
+			strerror(-err));
+	if (err)
+		return err;
 	can_create_detect(); /* loads: at start, not in a reader's open */
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
@@ -316,7 +365,20 @@ static void events_start(struct daemon *d, const char *mountpoint)
 			strerror(-err));
 }
 
-/* Mount d->se and serve until unmounted or stopped; the exit status. */
+/* After daemonizing: `top`'s sampler, asleep until a reader comes. */
+static void top_start(struct daemon *d, const char *mountpoint)
+{
+	int err =
+		top_hub_start(&d->top, d->owned, d->stats, d->top_interval_ms);
+
+	if (!err && top_hub_watch_mount(d->top, mountpoint))
+		log_msg(LOG_WARNING, "top: cannot watch the mount; a lazy "
+				     "unmount leaves top readers blocked");
+	if (err)
+		log_msg(LOG_WARNING, "top: cannot start its thread: %s",
+			strerror(-err));
+}
+
 static int run_session(struct fuse_cmdline_opts *o, struct daemon *d)
 {
 	struct fuse_session *se = d->se;
@@ -337,6 +399,7 @@ static int run_session(struct fuse_cmdline_opts *o, struct daemon *d)
 	}
 	served = true;
 	events_start(d, o->mountpoint);
+	top_start(d, o->mountpoint);
 	/* after fuse_daemonize(): a fork keeps no thread */
 	if (heap_trim_start(&trim, HEAP_TRIM_MS, HEAP_TRIM_MIN_FREE))
 		log_msg(LOG_WARNING, "cannot start the heap trimmer: the "
@@ -356,6 +419,7 @@ static int run_session(struct fuse_cmdline_opts *o, struct daemon *d)
 	}
 	/* blocked events readers return now, not after the reaper */
 	event_hub_stop(d->events);
+	top_hub_stop(d->top);
 	heap_trim_stop(trim);
 out_unmount:
 	fuse_session_unmount(se);
@@ -393,6 +457,8 @@ static void daemon_free(struct daemon *d)
 	if (d->se)
 		fuse_session_destroy(d->se);
 	event_hub_free(d->events);
+	top_hub_free(d->top);
+	stats_switch_close(d->stats);
 	link_ids_close();
 	attached_close(d->attached);
 	owned_close(d->owned);
@@ -429,6 +495,8 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("gid=", KEY_GID),
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
 		FUSE_OPT_KEY("detach", KEY_DETACH),
+		FUSE_OPT_KEY("bpf_stats", KEY_BPF_STATS),
+		FUSE_OPT_KEY("top_interval=", KEY_TOP_INTERVAL),
 		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;
@@ -444,6 +512,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 	mallopt(M_TRIM_THRESHOLD, 64 << 10);
 	handoff_init(&daemon_state.handoff);
+	daemon_state.top_interval_ms = TOP_INTERVAL_DEFAULT_MS;
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */
 	if (!wants_info && mnt && check_prerequisites(mnt))

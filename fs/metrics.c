@@ -4,7 +4,8 @@
  * format 0.0.4, for node-exporter's textfile collector. One walk over the
  * links fills one buffer per family; a family with no sample is left out
  * (HELP and TYPE included), so a family is absent exactly when it has
- * nothing to say (run statistics while kernel.bpf_stats_enabled is 0).
+ * nothing to say (run count and time while the kernel's run statistics
+ * are off).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@ enum family_id {
 	FAM_LINKS,
 	FAM_RUN_COUNT,
 	FAM_RUN_TIME,
+	FAM_RECURSION,
+	FAM_LINK_RUN_TIME,
 	FAM_ATTACHED_INFO,
 	FAM_COUNT,
 };
@@ -51,13 +54,22 @@ static const struct {
 	[FAM_LINKS] = {"bpflinkfs_links", "gauge", "BPF links per type."},
 	[FAM_RUN_COUNT] =
 		{"bpflinkfs_prog_run_count_total", "counter",
-		 "Runs of a program attached by a link, counted while "
-		 "kernel.bpf_stats_enabled is 1 (bpf_prog_info "
+		 "Runs of a program attached by a link, counted while the "
+		 "kernel's run statistics are on (bpf_prog_info "
 		 "run_cnt)."},
 	[FAM_RUN_TIME] = {"bpflinkfs_prog_run_time_seconds_total", "counter",
 			  "Time spent in a program attached by a link, counted "
-			  "while kernel.bpf_stats_enabled is 1 (bpf_prog_info "
-			  "run_time_ns)."},
+			  "while the kernel's run statistics are on "
+			  "(bpf_prog_info run_time_ns)."},
+	[FAM_RECURSION] = {"bpflinkfs_prog_recursion_misses_total", "counter",
+			   "Runs of a program attached by a link that the "
+			   "kernel skipped because it was already running on "
+			   "that CPU (bpf_prog_info recursion_misses)."},
+	[FAM_LINK_RUN_TIME] = {"bpflinkfs_link_run_time_seconds_total",
+			       "counter",
+			       "Time of the built-in program spent for a link "
+			       "this mount created: the program's run time in "
+			       "the share of its hits that are the link's."},
 	[FAM_ATTACHED_INFO] = {"bpflinkfs_attached_info", "gauge",
 			       "Every program attached to a perf event without "
 			       "a link (attached/). Always 1."},
@@ -92,6 +104,11 @@ struct metrics {
 	size_t ntypes;
 	__u32 *progs; /* prog ids attached by links, unsorted, repeated */
 	size_t nprogs;
+	struct own_hits {
+		__u32 id, prog_id;
+		uint64_t hits;
+	} * own; /* own links of the built-in program, and their hits */
+	size_t nown;
 	char *buf; /* a rendered file value */
 	size_t buflen;
 };
@@ -218,6 +235,18 @@ static int note_prog(struct metrics *m, __u32 prog_id)
 	return 0;
 }
 
+/* An own link of the built-in program: its share of the run time. */
+static void note_own(struct metrics *m, const struct link_view *v,
+		     uint64_t hits)
+{
+	struct own_hits *p = realloc(m->own, (m->nown + 1) * sizeof(*p));
+
+	if (!p)
+		return;
+	m->own = p;
+	p[m->nown++] = (struct own_hits){v->f.id, v->f.prog_id, hits};
+}
+
 static void target_sample(void *ctx, __u32 id, const char *target, size_t len,
 			  uint64_t hits)
 {
@@ -337,6 +366,7 @@ static void link_counters(struct metrics *m, const struct link_view *v)
 
 	if (file_value(m, v, MF_HITS) > 0) {
 		value = strtoull(m->buf, NULL, 10);
+		note_own(m, v, value);
 		n = file_value(m, v, MF_SPEC);
 		put_label_u64(sample(m, FAM_LINK_HITS), true, "id", v->f.id);
 		put_label(&m->fam[FAM_LINK_HITS], false, "spec", m->buf,
@@ -416,16 +446,43 @@ static void prog_labels(struct sbuf *s, __u32 id, const char *name)
 	put_label(s, false, "prog_name", name, strlen(name));
 }
 
-/* Run count and time of each program once, while the kernel counts them. */
-static void prog_samples(struct metrics *m)
+static void put_seconds(struct sbuf *s, uint64_t ns)
 {
-	struct sbuf *cnt = &m->fam[FAM_RUN_COUNT], *t = &m->fam[FAM_RUN_TIME];
-	char name[PROG_NAME_MAX];
-	struct prog_stats st;
+	sbuf_printf(s, "} %llu.%09llu\n", (unsigned long long)(ns / 1000000000),
+		    (unsigned long long)(ns % 1000000000));
+}
+
+/* Each own link on program @prog_id: the share of @ns its hits make. */
+static void own_run_time(struct metrics *m, __u32 prog_id, uint64_t ns)
+{
+	double sum = 0;
 	size_t i;
 
-	if (bpf_stats_enabled() != 1)
-		return;
+	for (i = 0; i < m->nown; i++)
+		if (m->own[i].prog_id == prog_id)
+			sum += (double)m->own[i].hits;
+	for (i = 0; i < m->nown; i++) {
+		if (m->own[i].prog_id != prog_id)
+			continue;
+		put_label_u64(sample(m, FAM_LINK_RUN_TIME), true, "id",
+			      m->own[i].id);
+		put_seconds(&m->fam[FAM_LINK_RUN_TIME],
+			    sum ? (uint64_t)((double)ns * m->own[i].hits / sum)
+				: 0);
+	}
+}
+
+/*
+ * Each program once: recursion misses (always counted), run count and
+ * time while the kernel counts them, and own links' share of the time.
+ */
+static void prog_samples(struct metrics *m, struct stats_switch *sw)
+{
+	char name[PROG_NAME_MAX];
+	struct prog_stats st;
+	bool on = stats_collecting(sw);
+	size_t i;
+
 	if (m->nprogs) /* qsort() wants a non-NULL base */
 		qsort(m->progs, m->nprogs, sizeof(*m->progs), cmp_u32);
 	for (i = 0; i < m->nprogs; i++) {
@@ -433,12 +490,15 @@ static void prog_samples(struct metrics *m)
 		    prog_stats_read(m->progs[i], &st))
 			continue;
 		prog_full_name(m->progs[i], st.name, name, sizeof(name));
+		prog_labels(sample(m, FAM_RECURSION), m->progs[i], name);
+		put_value(&m->fam[FAM_RECURSION], st.recursion_misses);
+		own_run_time(m, m->progs[i], st.run_time_ns);
+		if (!on)
+			continue;
 		prog_labels(sample(m, FAM_RUN_COUNT), m->progs[i], name);
-		put_value(cnt, st.run_cnt);
+		put_value(&m->fam[FAM_RUN_COUNT], st.run_cnt);
 		prog_labels(sample(m, FAM_RUN_TIME), m->progs[i], name);
-		sbuf_printf(t, "} %llu.%09llu\n",
-			    (unsigned long long)(st.run_time_ns / 1000000000),
-			    (unsigned long long)(st.run_time_ns % 1000000000));
+		put_seconds(&m->fam[FAM_RUN_TIME], st.run_time_ns);
 	}
 }
 
@@ -509,11 +569,12 @@ static void metrics_free(struct metrics *m)
 		free(m->fam[f].p);
 	free(m->types);
 	free(m->progs);
+	free(m->own);
 	free(m->buf);
 }
 
 char *render_metrics(struct owned *reg, struct attached_set *attached,
-		     size_t *len)
+		     struct stats_switch *sw, size_t *len)
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX};
 	char *text = NULL;
@@ -530,7 +591,7 @@ char *render_metrics(struct owned *reg, struct attached_set *attached,
 	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
 	if (!err) {
 		types_samples(&m);
-		prog_samples(&m);
+		prog_samples(&m, sw);
 		err = attached_samples(&m, attached);
 	}
 	if (!err)

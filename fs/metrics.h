@@ -7,19 +7,22 @@
 
 struct attached_set;
 struct owned;
+struct stats_switch;
 
 #include "render.h"
 
 /**
  * render_metrics() - the Prometheus text exposition (format 0.0.4) of
  * every link (DESIGN 2.3): link info, hits of own links, missed, links per
- * type and, while kernel.bpf_stats_enabled is 1, the run count and time of
- * each program attached by a link
+ * type, each program's recursion misses, own links' share of the built-in
+ * program's run time and, while the kernel's run statistics are on
+ * (stats_collecting(@sw), whoever turned them on), the run count and time
+ * of each program attached by a link
  * @len: out, the text's length
  * Return: malloc'd text (caller frees), or NULL with errno (ENOMEM, or
  * the errno of the link enumeration).
  */
 char *render_metrics(struct owned *reg, struct attached_set *attached,
-		     size_t *len);
+		     struct stats_switch *sw, size_t *len);
 
 #endif

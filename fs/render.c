@@ -43,6 +43,7 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 		return err;
 	v->pins = NULL;
 	v->holders = NULL;
+	v->stats = NULL;
 	v->reg = reg;
 	v->owned = owned_get(reg, id, &v->own) == 0;
 	if (v->owned && !link_features()->perf_link_info &&
@@ -329,6 +330,43 @@ static int render_hits(const struct link_view *v, char *buf, size_t len)
 	return err ? err : fmt_u64(buf, len, hits, '\n');
 }
 
+/*
+ * Its program's run statistics (bpf_prog_info), read now or once for the
+ * table; shared by every link that runs the program.
+ */
+static int prog_stat(const struct link_view *v, struct prog_stats *out)
+{
+	if (v->stats) {
+		*out = *v->stats;
+		return 0;
+	}
+	return prog_stats_read(v->f.prog_id, out);
+}
+
+static int render_run_cnt(const struct link_view *v, char *buf, size_t len)
+{
+	struct prog_stats ps;
+	int err = prog_stat(v, &ps);
+
+	return err ? err : fmt_u64(buf, len, ps.run_cnt, '\n');
+}
+
+static int render_run_time(const struct link_view *v, char *buf, size_t len)
+{
+	struct prog_stats ps;
+	int err = prog_stat(v, &ps);
+
+	return err ? err : fmt_u64(buf, len, ps.run_time_ns, '\n');
+}
+
+static int render_recursion(const struct link_view *v, char *buf, size_t len)
+{
+	struct prog_stats ps;
+	int err = prog_stat(v, &ps);
+
+	return err ? err : fmt_u64(buf, len, ps.recursion_misses, '\n');
+}
+
 /* only while the link runs this daemon's program (not one adopted) */
 static int render_events(const struct link_view *v, char *buf, size_t len)
 {
@@ -374,6 +412,10 @@ const struct link_file link_files[] = {
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 	{"events", K_EVERY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,
 	 render_events},
+	{"prog_run_cnt", K_EVERY, LF_LIVE, JSON_NUMBER, render_run_cnt},
+	{"prog_run_time_ns", K_EVERY, LF_LIVE, JSON_NUMBER, render_run_time},
+	{"prog_recursion_misses", K_EVERY, LF_LIVE, JSON_NUMBER,
+	 render_recursion},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 

@@ -11,6 +11,7 @@
 #include "owned.h"
 #include "holders.h"
 #include "pins_walk.h"
+#include "prog_stats.h"
 
 struct reader {
 	bool sees_addrs;
@@ -27,6 +28,9 @@ struct link_view {
 	 * link_view_load() leaves it): the file reads them itself */
 	const struct pin_index *pins;
 	const struct holder_index *holders; /* the same for pids */
+	/* its program's run statistics, read once for a whole table; NULL
+	 * (as link_view_load() leaves it): the prog_* files read them */
+	const struct prog_stats *stats;
 };
 
 /**

@@ -32,7 +32,7 @@ static char *render_error_log(const struct daemon *d, const struct reader *r,
 static char *render_features_file(const struct daemon *d,
 				  const struct reader *r, size_t *len)
 {
-	return render_features(len);
+	return render_features(d->stats, len);
 }
 
 static char *render_links_file(const struct daemon *d, const struct reader *r,
@@ -50,7 +50,7 @@ static char *render_json_file(const struct daemon *d, const struct reader *r,
 static char *render_metrics_file(const struct daemon *d, const struct reader *r,
 				 size_t *len)
 {
-	return render_metrics(d->owned, d->attached, len);
+	return render_metrics(d->owned, d->attached, d->stats, len);
 }
 
 static const struct root_file root_files[] = {
@@ -61,6 +61,8 @@ static const struct root_file root_files[] = {
 	[RF_JSON] = {"links.json", 0444, render_json_file},
 	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
 			.live = true},
+	/* a stream (top.c): root's alone, whatever uid=, gid=, umask= say */
+	[RF_TOP] = {"top", 0400, NULL},
 };
 _Static_assert(sizeof(root_files) / sizeof(root_files[0]) == RF_COUNT,
 	       "one root_files entry a root file");
@@ -89,6 +91,8 @@ int root_file_render(const struct daemon *d, enum root_file_id rf,
 	errno = 0;
 	if (rf == RF_CONTROL)
 		*buf = owned_list(d->owned, len);
+	else if (!root_files[rf].render) /* a stream: nothing to size */
+		*buf = calloc(1, 1);
 	else
 		*buf = root_files[rf].render(d, &r, len);
 	if (!*buf)

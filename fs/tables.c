@@ -247,6 +247,7 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 	struct pin_index pins = {0};
 	struct holder_index holders = {0};
 	__u32 *ids = NULL;
+	struct prog_stats stats;
 	int n, i, rows = 0;
 
 	n = v && buf ? 0 : -ENOMEM;
@@ -262,6 +263,9 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		v->reader = r;
 		v->pins = lists ? &pins : NULL;
 		v->holders = lists ? &holders : NULL;
+		/* the three prog_* values from one read of the program */
+		if (lists && !prog_stats_read(v->f.prog_id, &stats))
+			v->stats = &stats;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
 		row(s, v, buf, buflen);
@@ -324,7 +328,7 @@ static void features_can_create(struct sbuf *s)
 		    can->usdt && pmu_present("uprobe") && lf->perf_link_info);
 }
 
-char *render_features(size_t *len)
+char *render_features(struct stats_switch *sw, size_t *len)
 {
 	const char *tracefs = tracefs_root();
 	struct sbuf s = {0};
@@ -344,6 +348,6 @@ char *render_features(size_t *len)
 		    link_features()->perf_link_info ? "link_info"
 						    : "task_fd_query");
 	features_can_create(&s);
-	sbuf_printf(&s, "bpf_stats %d\n", bpf_stats_enabled() == 1);
+	sbuf_printf(&s, "bpf_stats %d\n", stats_collecting(sw));
 	return sbuf_finish(&s, len);
 }

@@ -7,6 +7,8 @@
 
 #include "render.h"
 
+struct stats_switch;
+
 /**
  * render_links_table() / render_links_json() / render_features()
  * Return: malloc'd text (caller frees), length in *len; NULL with errno.
@@ -14,6 +16,6 @@
 char *render_links_table(struct owned *reg, const struct reader *r,
 			 size_t *len);
 char *render_links_json(struct owned *reg, const struct reader *r, size_t *len);
-char *render_features(size_t *len);
+char *render_features(struct stats_switch *sw, size_t *len);
 
 #endif

@@ -20,6 +20,7 @@
 #include "dirs.h"
 #include "ino.h"
 #include "events.h"
+#include "top.h"
 #include "owned.h"
 #include "render.h"
 #include "tables.h"
@@ -34,6 +35,7 @@
 struct open_file {
 	struct control_handle *control; /* control only */
 	struct event_stream *stream;	/* events only */
+	struct top_stream *top;		/* top only */
 	bool error_log;
 	char *buf;
 	size_t len;
@@ -188,8 +190,13 @@ static int root_file_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 	attr_fill(d, st, ino, S_IFREG | root_file_mode(rf), len);
 	if (root_file_live(rf))
 		st->st_mtim = made;
-	if (rf == RF_CONTROL)
-		free(buf); /* control's read depends on the handle */
+	/* a stream: root's alone, whatever uid=, gid=, umask= say */
+	if (rf == RF_TOP) {
+		st->st_mode = S_IFREG | 0400;
+		st->st_uid = st->st_gid = 0;
+	}
+	if (rf == RF_CONTROL || rf == RF_TOP)
+		free(buf); /* read from the handle, not a rendered value */
 	else
 		handoff_put_render(&d->handoff, ino, tid, buf, len);
 	return 0;
@@ -377,6 +384,7 @@ static void open_file_free(void *obj)
 		control_flush(of->control, 0, true);
 	control_release(of->control);
 	event_stream_close(of->stream);
+	top_stream_close(of->top);
 	free(of->buf);
 	free(of);
 }
@@ -398,6 +406,8 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 		of->control = control_open(req_owned(req));
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
+	} else if (rf == RF_TOP) {
+		*err = top_file_open(req, fi, d->top, &of->top);
 	} else if (acc != O_RDONLY && (rf != RF_ERROR_LOG || ctx->uid != 0)) {
 		*err = -EACCES; /* root bypasses mode bits: refuse here */
 	} else if (acc != O_RDONLY) {
@@ -568,7 +578,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		   idx - ROOT_FILE_BASE < RF_COUNT) {
 		of = root_file_open(req, ino, fi, &err);
 		fi->direct_io = 1;
-		if (of && !of->control && !of->error_log)
+		if (of && !of->control && !of->error_log && !of->top)
 			open_size_notify(req, ino, of);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count &&
 		   link_files[idx - 1].flags & LF_STREAM) {
@@ -579,7 +589,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = -EISDIR;
 	}
 	fi->keep_cache = 0;
-	if (of && !of->control && !of->error_log && !of->stream)
+	if (of && !of->control && !of->error_log && !of->stream && !of->top)
 		handoff_put_size(
 			&((struct daemon *)fuse_req_userdata(req))->handoff,
 			ino, fuse_req_ctx(req)->pid, of->len, of->made);
@@ -600,6 +610,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (of->stream) {
 		event_stream_read(of->stream, req, size, off,
 				  fi->flags & O_NONBLOCK);
+	} else if (of->top) {
+		top_stream_read(of->top, req, size, off, fi->flags & O_NONBLOCK);
 	} else if (of->control) {
 		buf = malloc(size ? size : 1);
 		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
@@ -690,6 +702,8 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 
 	if (of && of->stream) {
 		event_stream_poll(of->stream, req, ph);
+	} else if (of && of->top) {
+		top_stream_poll(of->top, req, ph);
 	} else {
 		if (ph)
 			fuse_pollhandle_destroy(ph);

@@ -143,7 +143,9 @@ daemon_link_ids >"$WORK/held"
 check_link() {
 	local id=$1 kind=${KIND[$1]} f v prog
 	local -A want=([type]=$kind [name]=${EXP_NAME[$1]} [spec]=${SPEC[$1]}
-		[prog_id]=x [prog_name]=x [hits]=x [events]=x [pids]=x [pinned]=x [holders]=x)
+		[prog_id]=x [prog_name]=x [hits]=x [events]=x [pids]=x [pinned]=x
+		[holders]=x [prog_run_cnt]=x [prog_run_time_ns]=x
+		[prog_recursion_misses]=x)
 	grep -qx "$id" "$WORK/root.ls" || fail "link $id not in ls $MNT"
 	grep -qx "$id" "$WORK/held" || fail "link $id: the daemon holds no fd"
 	case $kind in
@@ -188,7 +190,8 @@ check_link() {
 				"$prog" -j | python3 -c 'import json,sys
 print(json.load(sys.stdin).get("name", ""))')" "$v"
 			;;
-		prog_id | cookie | hits)
+		prog_id | cookie | hits | prog_run_cnt | prog_run_time_ns | \
+			prog_recursion_misses) # prog_*: test_top.sh
 			assert_match "$id/$f is decimal" '^[0-9]+$' "$v" ;;
 		pids) # the daemon holds the links it made
 			assert_true "$id/pids has the daemon" grep -qx \

@@ -135,11 +135,14 @@ pids_of() {
 	t cat "$MNT/$1/pids" | grep -v $'\tbpflinkfs$'
 }
 
+# every link: its program's run statistics (test_top.sh checks them)
+PROG_STATS=(prog_run_cnt prog_run_time_ns prog_recursion_misses)
+
 # raw tracepoint
 COOKIE_FILE=()
 has_field raw_tracepoint.cookie && COOKIE_FILE=(cookie)
 check_files "$RAW" EXACT type name "${COOKIE_FILE[@]}" prog_id prog_name \
-	pids pinned holders
+	pids pinned holders "${PROG_STATS[@]}"
 assert_eq "$RAW/type (bpftool)" "$(bt "$RAW" type)" \
 	"$(t cat "$MNT/$RAW/type")"
 assert_eq "$RAW/name (bpftool tp_name)" "$(bt "$RAW" tp_name)" \
@@ -150,7 +153,7 @@ check_common "$RAW"
 
 # netns flow dissector: a link that probes nothing
 check_files "$NETNS" EXACT type attach_type netns_ino prog_id prog_name \
-	pids pinned holders
+	pids pinned holders "${PROG_STATS[@]}"
 assert_eq "$NETNS/type (bpftool)" "$(bt "$NETNS" type)" \
 	"$(t cat "$MNT/$NETNS/type")"
 assert_eq "$NETNS/attach_type (bpftool)" "$(bt "$NETNS" attach_type)" \

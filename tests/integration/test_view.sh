@@ -111,6 +111,13 @@ check_link() {
 	prog_name=$(bpftool prog show id "$prog" -j |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
 	want[prog_name]=$prog_name
+	# its run statistics as bpftool has them (absent: 0); nothing runs the
+	# set's programs, so they stay put while read
+	for f in run_cnt run_time_ns recursion_misses; do
+		want[prog_$f]=$(bpftool prog show id "$prog" -j | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get(sys.argv[1], 0))' "$f")
+	done
 	case $kind in
 	uprobe | uretprobe)
 		sub=uprobe

@@ -4,12 +4,17 @@
  * libbpf and run with BPF_PROG_TEST_RUN. While kernel.bpf_stats_enabled
  * is 1 each run counts, while 0 none does; bpf_stats_enabled() says what
  * /proc says; a program that is gone is -ENOENT. The sysctl is restored.
+ * The stats switch: its held fd makes runs count and dropping the last
+ * hold stops them, with the sysctl left at 0; stats_collecting() sees
+ * another process's BPF_ENABLE_STATS fd, and its end.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -105,6 +110,78 @@ static void stats_on_and_off(int fd, __u32 id)
 	      (unsigned long long)c.run_cnt);
 }
 
+/* runs of @fd counted by the kernel over one test_run() */
+static long long counted(int fd, __u32 id)
+{
+	struct prog_stats a, b;
+
+	if (prog_stats_read(id, &a) || test_run(fd) || prog_stats_read(id, &b))
+		return -1;
+	return (long long)(b.run_cnt - a.run_cnt);
+}
+
+/* a child that holds a BPF_ENABLE_STATS fd until killed */
+static pid_t other_holder(void)
+{
+	int p[2];
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+		c = fd >= 0;
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (pid < 0 || read(p[0], &c, 1) != 1 || !c) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		pid = -1;
+	}
+	close(p[0]);
+	close(p[1]);
+	return pid;
+}
+
+static void stats_switch_checks(int fd, __u32 id)
+{
+	struct stats_switch *sw = NULL;
+	pid_t other;
+
+	CHECK(stats_switch_open(&sw) == 0 && sw, "stats_switch_open");
+	if (!sw)
+		return;
+	CHECK(stats_collecting(sw) == 0 && counted(fd, id) == 0,
+	      "off: stats_collecting() 0, nothing counted");
+	CHECK(stats_switch_hold(sw) == 0 && stats_switch_hold(sw) == 0,
+	      "two holds");
+	CHECK(counted(fd, id) == RUNS && stats_collecting(sw) == 1,
+	      "held: every run counted, stats_collecting() 1");
+	CHECK(sysctl_get() == 0, "the sysctl stays 0");
+	stats_switch_drop(sw);
+	CHECK(counted(fd, id) == RUNS, "one hold left: still counted");
+	stats_switch_drop(sw);
+	CHECK(counted(fd, id) == 0 && stats_collecting(sw) == 0,
+	      "last hold dropped: nothing counted, stats_collecting() 0");
+	other = other_holder();
+	CHECK(other > 0, "another process holds BPF_ENABLE_STATS");
+	CHECK(other > 0 && stats_collecting(sw) == 1 && sysctl_get() == 0,
+	      "stats_collecting() sees the other holder; the sysctl is 0");
+	if (other > 0) {
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	}
+	CHECK(stats_collecting(sw) == 0 && counted(fd, id) == 0,
+	      "the other holder gone: off again");
+	stats_switch_close(sw);
+}
+
 int main(void)
 {
 	struct prog_stats st;
@@ -123,6 +200,7 @@ int main(void)
 	if (fd < 0)
 		skip_all("cannot load a socket filter: %s", strerror(-fd));
 	stats_on_and_off(fd, id);
+	stats_switch_checks(fd, id);
 	close(fd);
 	/* the program is freed after an RCU grace period */
 	for (i = 0; i < 100; i++) {
