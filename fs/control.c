@@ -98,6 +98,33 @@ static const char *errno_name(int err)
 	return name ? name : "EUNKNOWN";
 }
 
+/*
+ * Copy @msg into @out (room for @size bytes and a NUL) as one line: a
+ * message quotes paths, process and cgroup names, which may hold any byte,
+ * and a newline among them would start a forged entry. Newline, tab and
+ * backslash are written \n, \t and \\ (as the links table writes them),
+ * other unprintable bytes as '?'. Return: the length written.
+ */
+static size_t escape_message(char *out, size_t size, const char *msg)
+{
+	static const char from[] = "\n\t\\", to[] = "nt\\";
+	size_t n = 0;
+	const char *p;
+
+	for (; *msg && n + 2 <= size; msg++) {
+		unsigned char c = (unsigned char)*msg;
+
+		if ((p = strchr(from, c)) && c) {
+			out[n++] = '\\';
+			out[n++] = to[p - from];
+		} else {
+			out[n++] = c < 0x20 || c >= 0x7f ? '?' : c;
+		}
+	}
+	out[n] = '\0';
+	return n;
+}
+
 void error_log_add(int err, unsigned int line_no, const char *msg,
 		   const char *line, size_t line_len, size_t column)
 {
@@ -108,14 +135,10 @@ void error_log_add(int err, unsigned int line_no, const char *msg,
 	if (!e)
 		return;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
-	n = snprintf(e, 1024, "[%ld.%06ld] %s: line %u: %s\n  Command: ",
-		     (long)ts.tv_sec, ts.tv_nsec / 1000, errno_name(err),
-		     line_no, msg);
-	/* paths in messages may hold any byte: keep the log printable */
-	for (i = 0; i < n; i++)
-		if ((unsigned char)e[i] >= 0x7f ||
-		    ((unsigned char)e[i] < 0x20 && e[i] != '\n'))
-			e[i] = '?';
+	n = snprintf(e, 100, "[%ld.%06ld] %s: line %u: ", (long)ts.tv_sec,
+		     ts.tv_nsec / 1000, errno_name(err), line_no);
+	n += escape_message(e + n, 1024 - n, msg);
+	n += sprintf(e + n, "\n  Command: ");
 	/* One byte, one column: unprintable bytes show as '?' */
 	for (i = 0; i < shown; i++)
 		e[n++] = (unsigned char)line[i] < 0x20 ||

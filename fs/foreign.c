@@ -100,7 +100,7 @@ static void log_undetachable(struct owned *reg, __u32 id, const char *type)
 	size_t len;
 	char *msg;
 
-	sbuf_printf(&s, "the kernel cannot detach a %s link: ", type);
+	sbuf_printf(&s, "the kernel cannot detach links of type %s: ", type);
 	who_holds(reg, id, &s);
 	msg = sbuf_finish(&s, &len);
 	if (!msg)

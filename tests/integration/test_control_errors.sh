@@ -248,6 +248,19 @@ EOF
 echo >"$MNT/error_log" || fail "clearing error_log"
 assert_eq "error_log after clearing" "" "$(t cat "$MNT/error_log")"
 
+# A message quotes a path, which may hold any byte: a newline in it would
+# start a forged entry. The entry stays one message line, the newline and
+# tab written \n and \t as the links table writes them.
+FORGE="$WORK/"$'x\n[9.000000] EPERM: line 1: forged\tdir'
+mkdir -p "$FORGE" && cp "$TARGET" "$FORGE/t"
+(cd "$FORGE" && ctl_write $'u:./t:no_such_symbol\n' >/dev/null)
+log=$(t cat "$MNT/error_log")
+assert_eq "error_log: one entry for a path with a newline" 1 \
+	"$(grep -c '^\[' <<<"$log")"
+assert_true "error_log: the newline written \\n" \
+	grep -qF 'x\n[9.000000] EPERM: line 1: forged\tdir' <<<"$log"
+echo >"$MNT/error_log"
+
 # the daemon still creates links after all this
 ids=$(ctl_create $'s:cpu-clock cpu=0\n') || fail "creating after errors"
 [ -n "$ids" ] && [ -d "$MNT/$ids" ] && ok || fail "no link after errors"
