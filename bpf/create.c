@@ -18,7 +18,9 @@
 #include "counter.h"
 #include "create.h"
 #include "register.h"
+#include "multi_create.h"
 #include "resolve.h"
+#include "sight.h"
 #include "tracing.h"
 #include "uprobe_target.h"
 
@@ -92,6 +94,27 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
+/* by=: a program instance of the link's own (sight.h) on @pfd */
+static int link_attach_sight(struct owned *o, const struct probe_spec *p,
+			     int pfd, __u64 cookie, struct bl_error *e,
+			     int *lfd)
+{
+	int prog = sight_prog_load(owned_counter(o), p, (__u32)cookie, 1, 0);
+
+	if (prog < 0) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with by=: %s",
+			 strerror(-prog));
+		return prog;
+	}
+	*lfd = perf_link_create(prog, pfd, cookie);
+	close(prog);
+	if (*lfd < 0)
+		snprintf(e->msg, sizeof(e->msg), "cannot create the link: %s",
+			 strerror(-*lfd));
+	return *lfd < 0 ? *lfd : 0;
+}
+
 /*
  * The link on perf event @pfd, running the program; a tracepoint already
  * running the built-in program gets another instance of it (up to 64).
@@ -102,6 +125,8 @@ static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
 	unsigned int instance = 0;
 	int prog = -1, err = 0;
 
+	if (sight_needed(p) && !(p->opts & OPT_PROG))
+		return link_attach_sight(o, p, pfd, cookie, e, lfd);
 	while (!err) {
 		err = program_for(o, p, instance, &prog, e);
 		if (err)
@@ -265,6 +290,14 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
 		if (!err && ut->warning[0])
 			snprintf(warning, warning_len, "%s", ut->warning);
+		/* latency: a uprobe session link of one target */
+		if (!err && p->opts & OPT_LATENCY) {
+			struct usdt_location one = {.offset = ut->offset};
+
+			err = usdt_multi_create(o, p, ut->path, &one, 1, line,
+						len, made, e);
+			goto out;
+		}
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
 	if (n < 0)

@@ -22,6 +22,7 @@
 #include "attach.h"
 #include "counter.h"
 #include "multi_create.h"
+#include "sight.h"
 #include "multi_info.h"
 #include "owned.h"
 #include "register.h"
@@ -178,7 +179,8 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 		offsets[i] = t->m.m[i].offset;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog;
-	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
+	attr.attach_type = p->opts & OPT_LATENCY ? sight_session_attach_type()
+						 : COUNTER_ATTACH_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)t->path;
 	attr.offsets = (__u64)(unsigned long)offsets;
 	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
@@ -217,13 +219,37 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 	return fd;
 }
 
-/* The program: the built-in one as loaded for multi links, or prog=. */
-static int multi_prog(struct owned *o, const struct probe_spec *p,
-		      bool *close_it, struct bl_error *e)
+/* by= or latency: a program of the link's own (sight.h) */
+static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
+			    int slot, size_t n, struct bl_error *e)
+{
+	int type = COUNTER_ATTACH_UPROBE_MULTI, fd;
+
+	if (p->opts & OPT_LATENCY)
+		type = sight_session_attach_type();
+	else if (!is_uprobe(p))
+		type = COUNTER_ATTACH_KPROBE_MULTI;
+	fd = type < 0 ? type : sight_prog_load(owned_counter(o), p, slot, n, type);
+	if (fd < 0)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with %s: %s",
+			 p->opts & OPT_LATENCY ? "latency" : "by=",
+			 strerror(-fd));
+	return fd;
+}
+
+/*
+ * The program: the built-in one as loaded for multi links, its per-link
+ * instance for by= and latency, or prog=.
+ */
+static int multi_prog(struct owned *o, const struct probe_spec *p, int slot,
+		      size_t n, bool *close_it, struct bl_error *e)
 {
 	int fd;
 
-	*close_it = p->opts & OPT_PROG;
+	*close_it = (p->opts & OPT_PROG) || sight_needed(p);
+	if (sight_needed(p))
+		return multi_sight_prog(o, p, slot, n, e);
 	if (*close_it) {
 		fd = prog_open_pinned(p->prog, p->kind, e);
 		if (fd < 0)
@@ -253,7 +279,7 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 		return -ENOMEM;
 	for (i = 0; i < t->m.n; i++)
 		cookies[i] = slot > 0 ? (__u64)slot + i : p->cookie;
-	prog = multi_prog(o, p, &close_it, e);
+	prog = multi_prog(o, p, slot, t->m.n, &close_it, e);
 	fd = prog;
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
@@ -297,6 +323,7 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 		own->slot = slot;
 		own->nslots = slot > 0 ? t->m.n : 0;
 		own->kind = p->kind;
+		own->sight = p->opts & OPT_SIGHT;
 		snprintf(own->f.name, sizeof(own->f.name), "%s", t->path);
 		/* the file uprobe_glob() read; a USDT line's, looked up */
 		if (t->m.dev || t->m.ino) {

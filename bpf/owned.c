@@ -31,6 +31,7 @@ struct owned_link {
 	int fd;
 	int slot;
 	unsigned int nslots; /* multi links: slots in a row from slot */
+	unsigned int sight;  /* owned_info.sight */
 	__u32 link_type;
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
@@ -132,6 +133,7 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 				 .fd = fd,
 				 .slot = info->slot,
 				 .nslots = info->nslots,
+				 .sight = info->sight,
 				 .link_type = info->f.link_type,
 				 .kind = info->kind,
 				 .perf_kind = info->f.kind,
@@ -158,6 +160,7 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	out->id = out->f.id = l->id;
 	out->slot = l->slot;
 	out->nslots = l->nslots;
+	out->sight = l->sight;
 	out->kind = l->kind;
 	out->dev = l->dev;
 	out->ino = l->ino;

@@ -80,6 +80,9 @@ struct owned_info {
 	/* multi links: slots slot .. slot + nslots - 1, one per target
 	 * (their cookies); 0 for a single-target link */
 	unsigned int nslots;
+	/* OPT_LATENCY, OPT_STACKS, OPT_BY of its line: which of the files
+	 * latency, stacks and hits_by it has (sight.h) */
+	unsigned int sight;
 };
 
 /**

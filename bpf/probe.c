@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "multi_create.h"
 #include "probe.h"
+#include "sight.h"
 #include "tracing_glob.h"
 #include "usdt_create.h"
 
@@ -9,6 +10,16 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 struct path_memo *memo, struct bl_error *e, char *warning,
 		 size_t warning_len)
 {
+	if (p->opts & OPT_SIGHT) {
+		int err;
+
+		e->msg[0] = warning[0] = '\0';
+		e->column = 0;
+		err = sight_check(p, e);
+		e->err = err;
+		if (err)
+			return err;
+	}
 	if (p->wildcard && (p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT))
 		return tracing_glob_create(o, p, line, len, pid, made, memo, e,
 					   warning, warning_len);

@@ -14,6 +14,7 @@
 
 #include "render.h"
 #include "render_multi.h"
+#include "render_sight.h"
 #include "owned.h"
 #include "counter.h"
 #include "fmt.h"
@@ -371,6 +372,10 @@ const struct link_file link_files[] = {
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 	{"events", K_EVERY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,
 	 render_events},
+	{"latency", K_EVERY, LF_BUILTIN | LF_LIVE | LF_LATENCY, JSON_NONE,
+	 render_latency},
+	{"hits_by", K_EVERY, LF_BUILTIN | LF_LIVE | LF_HITS_BY, JSON_NONE,
+	 render_hits_by},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -412,6 +417,9 @@ static bool applies_by_kind(size_t i, const struct link_view *v)
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
 		return false;
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
+		return false;
+	if ((lf->flags & LF_LATENCY && !(v->own.sight & OPT_LATENCY)) ||
+	    (lf->flags & LF_HITS_BY && !(v->own.sight & OPT_BY)))
 		return false;
 	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
 	    !v->f.addr)

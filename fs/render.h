@@ -93,6 +93,9 @@ struct link_file {
 #define LF_READER (1u << 5)  /* depends on the reader: direct_io, size 0 */
 #define LF_BUILTIN (1u << 6) /* owned and running the built-in program */
 #define LF_STREAM (1u << 9)  /* a live stream (events): fs/events.c, 0400 */
+/* only on owned links whose line asked for latency, by= (owned_info.sight) */
+#define LF_LATENCY (1u << 11)
+#define LF_HITS_BY (1u << 12)
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;

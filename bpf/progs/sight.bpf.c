@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The built-in counter with what a line's options ask for besides
+ * counting: hits per process, command or cgroup (by=), and call times
+ * (latency). Loaded once per link that asks (bpf/sight/sight_load.c), with
+ * its options and first counter slot in .rodata, so the verifier drops the
+ * branches it does not take; a link without these options runs
+ * counter.bpf.c and pays nothing for them.
+ *
+ * It counts hits exactly as counter.bpf.c does (the counter's hits and
+ * events maps are reused), so `hits` and `events` stay what they are; the
+ * per-link maps below are its own, and the daemon finds them through the
+ * link's program (their names).
+ */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "counter_common.h"
+#include "events_common.h"
+#include "../sight/sight_abi.h"
+
+const volatile __u32 by_mode = 0;    /* SIGHT_BY_* */
+const volatile __u32 first_slot = 0; /* multi links: target 0's slot */
+
+COUNTER_HITS_MAP(hits);
+
+/* by=: hits per key; the least recently hit are evicted */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct sight_by_key);
+	__type(value, __u64);
+	__uint(max_entries, SIGHT_BY_KEYS); /* 1 when by= is not asked */
+} sight_by SEC(".maps");
+
+/* latency: per target, SIGHT_LAT_STRIDE u64: buckets, then the sum of ns */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, SIGHT_LAT_STRIDE); /* x targets, set before load */
+} sight_lat SEC(".maps");
+
+extern __u64 *bpf_session_cookie(void) __ksym __weak;
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+static __always_inline void by_count(void)
+{
+	struct sight_by_key k = {};
+	__u64 one = 1, *v;
+
+	if (by_mode == SIGHT_BY_PID) {
+		k.id = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(k.comm, sizeof(k.comm));
+	} else if (by_mode == SIGHT_BY_COMM) {
+		bpf_get_current_comm(k.comm, sizeof(k.comm));
+	} else {
+		k.id = bpf_get_current_cgroup_id();
+	}
+	v = bpf_map_lookup_elem(&sight_by, &k);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	/* another CPU may insert it first: then add to its entry */
+	if (bpf_map_update_elem(&sight_by, &k, &one, BPF_NOEXIST)) {
+		v = bpf_map_lookup_elem(&sight_by, &k);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+	}
+}
+
+/* counter.bpf.c's count(), with @key the link's (or target's) slot */
+static __always_inline void count(void *ctx, __u32 key, int has_regs)
+{
+	struct events_record *e;
+	__u32 flags;
+
+	counter_add(&hits, key, 0);
+	if (by_mode)
+		by_count();
+	flags = events_flags(key);
+	if (!flags)
+		return;
+	e = events_start(key);
+	if (!e)
+		return;
+	if (has_regs && flags & EVENTS_RETVAL) {
+		e->retval = PT_REGS_RC((struct pt_regs *)ctx);
+		e->flags = EVENTS_REC_RETVAL;
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("kprobe")
+int sight_kprobe(void *ctx)
+{
+	count(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	return 0;
+}
+
+SEC("tracepoint")
+int sight_tp(void *ctx)
+{
+	count(ctx, (__u32)bpf_get_attach_cookie(ctx), 0);
+	return 0;
+}
+
+SEC("perf_event")
+int sight_perf(void *ctx)
+{
+	count(ctx, (__u32)bpf_get_attach_cookie(ctx), 0);
+	return 0;
+}
+
+/* bpftrace's hist(): 0 for 0, else 1 + floor(log2(v)) */
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (!v)
+		return 0;
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
+	return r + 1;
+}
+
+static __always_inline void lat_add(__u32 target, __u64 ns)
+{
+	__u32 i = target * SIGHT_LAT_STRIDE + log2_bucket(ns);
+	__u64 *v = bpf_map_lookup_elem(&sight_lat, &i);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	i = target * SIGHT_LAT_STRIDE + SIGHT_LAT_SUM;
+	v = bpf_map_lookup_elem(&sight_lat, &i);
+	if (v)
+		__sync_fetch_and_add(v, ns);
+}
+
+/*
+ * A uprobe session (kprobe type, attach type BPF_TRACE_UPROBE_SESSION):
+ * at entry it counts, keeps the time in the session's cookie and returns
+ * 0 so the kernel runs it again at the return, where it files the time
+ * the call took under its target.
+ */
+SEC("kprobe")
+int sight_session(void *ctx)
+{
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 *start = bpf_session_cookie();
+
+	if (!start)
+		return 1;
+	if (!bpf_session_is_return()) {
+		count(ctx, key, 1);
+		*start = bpf_ktime_get_ns();
+		return 0;
+	}
+	if (*start && key >= first_slot)
+		lat_add(key - first_slot, bpf_ktime_get_ns() - *start);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

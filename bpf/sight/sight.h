@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a probe sees besides its count: hits per process, command or
+ * cgroup (by=) and call times (latency), from a program instance loaded
+ * per link that asks (progs/sight.bpf.c). sight_load.c loads it,
+ * sight_read.c reads its maps.
+ */
+#ifndef BPFLINKFS_SIGHT_H
+#define BPFLINKFS_SIGHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "counter.h"
+#include "error.h"
+#include "parse.h"
+#include "sight_abi.h"
+
+/* BPF_TRACE_UPROBE_SESSION of include/uapi/linux/bpf.h (6.13+), which the
+ * 6.1 headers lack; the running kernel's BTF has the number to use */
+#define SIGHT_ATTACH_UPROBE_SESSION 57
+
+/**
+ * sight_needed() - does @p ask for more than counting (latency, by=)?
+ */
+static inline int sight_needed(const struct probe_spec *p)
+{
+	return (p->opts & (OPT_LATENCY | OPT_BY)) != 0;
+}
+
+/**
+ * sight_check() - can this build and kernel give what @p asks for?
+ * @p: the parsed probe
+ * @e: on refusal, the message and the caret (under the option)
+ *
+ * latency: uprobe and usdt lines (wildcards too) on a kernel with uprobe
+ * session links; kprobe and fentry lines are refused (this build times
+ * calls only through uprobe sessions). by= and latency on fentry, fexit
+ * and rawtracepoint lines are refused; stacks= is not built yet.
+ *
+ * Return: 0, or -EOPNOTSUPP with @e set.
+ */
+int sight_check(const struct probe_spec *p, struct bl_error *e);
+
+/**
+ * sight_session_attach_type() - the number of BPF_TRACE_UPROBE_SESSION in
+ * enum bpf_attach_type of the running kernel's BTF (/sys/kernel/btf/vmlinux)
+ * Return: the number, or -EOPNOTSUPP when the kernel has none.
+ */
+int sight_session_attach_type(void);
+
+/**
+ * sight_prog_load() - load the per-link program for @p
+ * @c: the counter, whose hits and events maps the program counts into
+ *     (as the built-in program does)
+ * @p: the parsed probe: its kind, latency and by=
+ * @first_slot: the counter slot of the link (of its first target)
+ * @ntargets: the link's targets (1 for a single-target link)
+ * @attach_type: kprobe-type programs: 0 for a perf-event link,
+ *               BPF_TRACE_UPROBE_MULTI's number, or
+ *               sight_session_attach_type() for latency
+ *
+ * Return: a program fd the caller closes once the link holds it, or
+ * -EOPNOTSUPP (the counter has an earlier version's per-CPU hits map), or
+ * -errno from libbpf or the kernel.
+ */
+int sight_prog_load(struct counter *c, const struct probe_spec *p,
+		    uint32_t first_slot, uint32_t ntargets, int attach_type);
+
+/* One line of hits_by */
+struct sight_by_row {
+	struct sight_by_key key;
+	__u64 hits;
+};
+
+/**
+ * sight_by_read() - every key of a link's by= map
+ * @prog_id: the link's program (its prog_id)
+ * @rows: out, malloc'd rows, busiest first (ties by key)
+ * @n: out, their count
+ * Return: 0, -ENOENT (the program has no by= map: not a link with by=,
+ * or gone), -ENOMEM, or -errno from bpf(2).
+ */
+int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n);
+
+/**
+ * sight_lat_read() - a link's latency counts
+ * @prog_id: the link's program
+ * @ntargets: its targets
+ * @out: out, @ntargets * SIGHT_LAT_STRIDE u64 (sight_abi.h), summed over
+ *       nothing: the map is shared by all CPUs
+ * Return: 0, -ENOENT (no latency map), or -errno from bpf(2).
+ */
+int sight_lat_read(__u32 prog_id, uint32_t ntargets, __u64 *out);
+
+/**
+ * sight_cgroup_path() - the path under the cgroup v2 mount of the cgroup
+ * with id @id (its directory's inode number), e.g. "/system.slice/x"
+ * @buf: out, @len bytes
+ * Return: 0, or -ENOENT (no such cgroup now, or no cgroup v2 mount).
+ */
+int sight_cgroup_path(__u64 id, char *buf, size_t len);
+
+#endif
