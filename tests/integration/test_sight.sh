@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# latency and by= (the options of a probe line that show more than a
+# count): two processes with known call counts give exactly those hits_by
+# lines (their pids from $!, their comm, their cgroup from /proc); a
+# function that sleeps a known time lands its calls in the bucket that
+# time falls in, and Debian's bpftrace (uprobe/uretprobe, nsecs, hist())
+# finds the same busiest bucket for the same calls; a pattern gives one
+# histogram per target hit; what cannot be done here is refused with its
+# errno and a caret; a link without the options runs the counter program.
+
+HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+source "$HERE/lib.sh"
+
+bl_setup
+[ -d /sys/bus/event_source/devices/uprobe ] || skip "no uprobe PMU"
+[ -x "${SIGHT_FIXTURE:-}" ] || skip "\$SIGHT_FIXTURE is not set"
+FIX=$(readlink -f "$SIGHT_FIXTURE")
+COMM=$(basename "$FIX" | cut -c1-15)
+bl_mount
+
+# mk SPEC: make a link, echo its id
+mk() {
+	local id
+	exec {fd}<>"$MNT/control"
+	echo "$1" >&$fd || {
+		exec {fd}>&-
+		return 1
+	}
+	read -r id <&$fd
+	exec {fd}>&-
+	echo "$id"
+}
+
+# --- a link without options runs the counter, as before ---
+id=$(mk "u:$FIX:sight_hit") || fail "plain link"
+assert_eq "plain link: counter program" counter_kprobe \
+	"$(cat "$MNT/$id/prog_name")"
+assert_true "plain link: no hits_by" test ! -e "$MNT/$id/hits_by"
+assert_true "plain link: no latency" test ! -e "$MNT/$id/latency"
+echo "-$id" >"$MNT/control"
+
+# --- by=pid: two processes, 5 and 9 calls ---
+id=$(mk "u:$FIX:sight_hit by=pid") || fail "by=pid link"
+"$FIX" wait "$WORK/go" hit 5 >/dev/null &
+pa=$!
+"$FIX" wait "$WORK/go" hit 9 >/dev/null &
+pb=$!
+touch "$WORK/go"
+wait $pa $pb
+want=$(printf '%s\t%s\t9\n%s\t%s\t5' "$pb" "$COMM" "$pa" "$COMM")
+assert_eq "by=pid: one line per process, busiest first" "$want" \
+	"$(cat "$MNT/$id/hits_by")"
+assert_eq "by=pid: hits" 14 "$(cat "$MNT/$id/hits")"
+echo "-$id" >"$MNT/control"
+
+# --- by=comm and by=cgroup: the same calls, other keys ---
+id=$(mk "u:$FIX:sight_hit by=comm") || fail "by=comm link"
+"$FIX" hit 4 >/dev/null
+"$FIX" hit 3 >/dev/null
+assert_eq "by=comm" "$(printf '%s\t7' "$COMM")" "$(cat "$MNT/$id/hits_by")"
+echo "-$id" >"$MNT/control"
+id=$(mk "u:$FIX:sight_hit by=cgroup") || fail "by=cgroup link"
+"$FIX" hit 6 >/dev/null
+cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+assert_eq "by=cgroup: the cgroup of /proc/PID/cgroup" \
+	"$(printf '%s\t6' "$cg")" "$(cat "$MNT/$id/hits_by")"
+echo "-$id" >"$MNT/control"
+
+# --- by= on a tracepoint: the lines add up to hits ---
+id=$(mk "t:syscalls:sys_enter_getppid by=comm") || fail "tracepoint by="
+for i in 1 2 3; do "$FIX" hit 1 >/dev/null; done
+sum=$(grep -v '^# other' "$MNT/$id/hits_by" | awk -F'\t' '{s += $NF} END {print s + 0}')
+other=$(sed -n 's/^# other //p' "$MNT/$id/hits_by")
+hits=$(cat "$MNT/$id/hits")
+assert_true "tracepoint by=: lines + other ($sum + ${other:-0}) <= hits ($hits)" \
+	test $((sum + ${other:-0})) -le "$hits"
+echo "-$id" >"$MNT/control"
+
+# --- latency: 20 calls of a 3 ms sleep, in [2M, 4M) ns ---
+id=$(mk "u:$FIX:sight_sleep latency") || fail "latency link"
+have_bt=0
+if command -v bpftrace >/dev/null; then
+	bpftrace -e "uprobe:$FIX:sight_sleep { @s[tid] = nsecs; }
+		uretprobe:$FIX:sight_sleep /@s[tid]/ {
+			@h = hist(nsecs - @s[tid]); delete(@s[tid]); }" \
+		>"$WORK/bt.out" 2>"$WORK/bt.err" &
+	bt=$!
+	for i in $(seq 150); do
+		grep -q Attaching "$WORK/bt.out" && break
+		sleep 0.1
+	done
+	grep -q Attaching "$WORK/bt.out" && have_bt=1
+fi
+"$FIX" sleep 20 3000 >"$WORK/fix.out"
+lat=$(cat "$MNT/$id/latency")
+assert_eq "latency: calls" 20 "$(cat "$MNT/$id/hits")"
+# "LOW COUNT" of each bucket line, LOW in ns ("[2M, 4M)" is 2097152)
+buckets() {
+	sed -n 's/^\[\([0-9]*\)\([KMGTPE]\?\)[],)].* \([0-9][0-9]*\) |.*/\1 \2 \3/p' |
+		awk '{ e = index("KMGTPE", $2); v = $1;
+			for (i = 0; $2 != "" && i < e; i++) v *= 1024;
+			print v, $3 }'
+}
+busiest() {
+	buckets | awk '$2 > m { m = $2; b = $1 } END { print b }'
+}
+assert_eq "latency: the counts add up to the calls" 20 \
+	"$(buckets <<<"$lat" | awk '{ s += $2 } END { print s + 0 }')"
+assert_eq "latency: no call shorter than the sleep's bucket [2M, 4M)" \
+	2097152 "$(buckets <<<"$lat" | awk '$2 > 0 { print $1; exit }')"
+# the fixture's own clock around each call: its busiest bucket
+fixb=$(awk '$1 != "sink" && $2 > m { m = $2; b = $1 } END { print b }' \
+	"$WORK/fix.out")
+assert_eq "latency: busiest bucket as the fixture timed its calls" \
+	"$((1 << (fixb - 1)))" "$(busiest <<<"$lat")"
+if [ "$have_bt" = 1 ]; then
+	kill -INT "$bt"
+	wait "$bt"
+	assert_eq "latency: bpftrace's busiest bucket" \
+		"$(busiest <"$WORK/bt.out")" "$(busiest <<<"$lat")"
+else
+	echo "# bpftrace not runnable here: its comparison skipped"
+fi
+echo "-$id" >"$MNT/control"
+
+# --- latency on a pattern: one histogram per target hit ---
+id=$(mk "u:$FIX:sight_* latency") || fail "latency pattern"
+"$FIX" sleep 3 3000 >/dev/null
+"$FIX" hit 2 >/dev/null
+lat=$(cat "$MNT/$id/latency")
+# the targets named as funcs names them (SYMBOL)
+assert_match "pattern: @[sight_sleep+0x0]: then its first bucket" \
+	'@\[sight_sleep\+0x0\]:'$'\n''\[2M, 4M\) +[0-9]+ \|' "$lat"
+assert_eq "pattern: sight_sleep's calls" 3 "$(sed -n '/^@\[sight_sleep/,/^$/p' \
+	<<<"$lat" | buckets | awk '{ s += $2 } END { print s }')"
+assert_eq "pattern: sight_hit's calls" 2 "$(sed -n '/^@\[sight_hit/,/^$/p' \
+	<<<"$lat" | buckets | awk '{ s += $2 } END { print s }')"
+assert_eq "pattern: hits" 5 "$(cat "$MNT/$id/hits")"
+echo "-$id" >"$MNT/control"
+
+# --- refused: errno and caret ---
+err() { echo "$1" 2>&1 >"$MNT/control"; }
+out=$(err "t:sched:sched_switch latency" 2>&1)
+assert_match "latency on a tracepoint: EINVAL" "Invalid argument" "$out"
+assert_match "latency on a tracepoint: caret" \
+	"Command: t:sched:sched_switch latency"$'\n'" {32}\^" \
+	"$(tail -2 "$MNT/error_log")"
+out=$(err "u:$FIX:sight_hit stacks=user" 2>&1)
+assert_match "stacks=: EOPNOTSUPP" "not supported" "$out"
+out=$(err "u:$FIX:sight_hit by=tid" 2>&1)
+assert_match "by=tid: EINVAL" "Invalid argument" "$out"
+assert_match "by=tid: its message" "by= takes pid\|comm\|cgroup" \
+	"$(tail -3 "$MNT/error_log")"
+out=$(err "k:vfs_read latency" 2>&1)
+assert_match "latency on a kprobe: EOPNOTSUPP" "not supported" "$out"
+assert_eq "nothing left made" "" "$(cat "$MNT/control")"
+
+finish
