@@ -372,10 +372,10 @@ const struct link_file link_files[] = {
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits},
 	{"events", K_EVERY, LF_BUILTIN | LF_STREAM | LF_MAYBE, JSON_NONE,
 	 render_events},
-	{"latency", K_EVERY, LF_BUILTIN | LF_LIVE | LF_LATENCY, JSON_NONE,
-	 render_latency},
-	{"hits_by", K_EVERY, LF_BUILTIN | LF_LIVE | LF_HITS_BY, JSON_NONE,
-	 render_hits_by},
+	{"latency", K_EVERY, LF_BUILTIN | LF_LIVE | LF_LATENCY, JSON_CUSTOM,
+	 render_latency, json_latency},
+	{"hits_by", K_EVERY, LF_BUILTIN | LF_LIVE | LF_HITS_BY, JSON_CUSTOM,
+	 render_hits_by, json_hits_by},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 

@@ -53,7 +53,11 @@ enum json_kind {
 	/* a table with a header line (funcs): an array of objects keyed by
 	 * the lower-cased column names; all-digit values as numbers */
 	JSON_TABLE,
+	/* the file's json() writes the value (latency, hits_by) */
+	JSON_CUSTOM,
 };
+
+struct sbuf;
 
 /* The views a file applies to: 1 << enum link_view_kind, or'd */
 #define VIEW_BIT(view) (1u << (view))
@@ -83,6 +87,8 @@ struct link_file {
 	enum json_kind json;
 	/* value with its newline into buf; -ENODATA: not known for this link */
 	int (*render)(const struct link_view *v, char *buf, size_t len);
+	/* JSON_CUSTOM: the value as JSON into @s; -errno: left out */
+	int (*json_render)(const struct link_view *v, struct sbuf *s);
 };
 
 #define LF_COOKIE (1u << 0) /* only if the kernel reports the cookie */

@@ -14,6 +14,7 @@
 #include "parse.h"
 #include "render_multi.h"
 #include "render_sight.h"
+#include "sbuf.h"
 #include "sight.h"
 
 /* An output that counts what it would need past its end. */
@@ -100,29 +101,102 @@ static void by_line(struct out *o, enum hits_by by,
 	put_f(o, "\t%" PRIu64 "\n", (uint64_t)r->hits);
 }
 
+/* A link's by= rows, its by= and the hits no row holds (evicted keys) */
+struct by_read {
+	struct sight_by_row *rows;
+	size_t n;
+	enum hits_by by;
+	uint64_t other;
+};
+
+static int by_read(const struct link_view *v, struct by_read *r)
+{
+	struct probe_spec *p = malloc(sizeof(*p));
+	uint64_t hits = 0, sum = 0;
+	int err = p ? view_probe(v, p) : -ENOMEM;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	/* the map first: hits then counts every hit the map has */
+	if (!err)
+		err = sight_by_read(v->f.prog_id, &r->rows, &r->n);
+	if (!err)
+		err = render_multi_hits(v, &hits);
+	if (!err) {
+		r->by = p->by;
+		for (i = 0; i < r->n; i++)
+			sum += r->rows[i].hits;
+		r->other = hits > sum ? hits - sum : 0;
+	}
+	free(p);
+	if (err) {
+		free(r->rows);
+		r->rows = NULL;
+	}
+	return err;
+}
+
 int render_hits_by(const struct link_view *v, char *buf, size_t len)
 {
 	struct out o = {buf, len, 0};
-	struct probe_spec *p = malloc(sizeof(*p));
-	struct sight_by_row *rows = NULL;
-	uint64_t hits = 0, sum = 0;
-	size_t n = 0, i;
-	int err = p ? view_probe(v, p) : -ENOMEM;
+	struct by_read r;
+	int err = by_read(v, &r);
+	size_t i;
 
-	/* the map first: hits then counts every hit the map has */
-	if (!err)
-		err = sight_by_read(v->f.prog_id, &rows, &n);
-	if (!err)
-		err = render_multi_hits(v, &hits);
-	for (i = 0; !err && i < n; i++) {
-		by_line(&o, p->by, &rows[i]);
-		sum += rows[i].hits;
+	if (err)
+		return err;
+	for (i = 0; i < r.n; i++)
+		by_line(&o, r.by, &r.rows[i]);
+	if (r.other)
+		put_f(&o, "# other %" PRIu64 "\n", r.other);
+	free(r.rows);
+	return out_end(&o);
+}
+
+static void json_key(struct sbuf *s, bool first, const char *key)
+{
+	sbuf_printf(s, "%s\"%s\":", first ? "" : ",", key);
+}
+
+int json_hits_by(const struct link_view *v, struct sbuf *s)
+{
+	char path[PATH_MAX];
+	struct by_read r;
+	int err = by_read(v, &r);
+	size_t i;
+
+	if (err)
+		return err;
+	sbuf_put(s, "[", 1);
+	for (i = 0; i < r.n; i++) {
+		const struct sight_by_key *k = &r.rows[i].key;
+
+		sbuf_put(s, i ? ",{" : "{", i ? 2 : 1);
+		if (r.by == BY_PID) {
+			json_key(s, true, "pid");
+			sbuf_put_u64(s, k->id);
+		}
+		if (r.by == BY_PID || r.by == BY_COMM) {
+			json_key(s, r.by == BY_COMM, "comm");
+			sbuf_put_json_string(s, k->comm,
+					     strnlen(k->comm, sizeof(k->comm)));
+		} else {
+			json_key(s, true, "cgroup");
+			if (sight_cgroup_path(k->id, path, sizeof(path)))
+				snprintf(path, sizeof(path),
+					 "cgroup:%" PRIu64, (uint64_t)k->id);
+			sbuf_put_json_string(s, path, strlen(path));
+		}
+		json_key(s, false, "hits");
+		sbuf_put_u64(s, r.rows[i].hits);
+		sbuf_put(s, "}", 1);
 	}
-	if (!err && hits > sum)
-		put_f(&o, "# other %" PRIu64 "\n", hits - sum);
-	free(rows);
-	free(p);
-	return err ? err : out_end(&o);
+	if (r.other)
+		sbuf_printf(s, "%s{\"other\":%" PRIu64 "}", r.n ? "," : "",
+			    r.other);
+	sbuf_put(s, "]", 1);
+	free(r.rows);
+	return 0;
 }
 
 /* bpftrace's label of a power of two: 1024 as 1K, 1048576 as 1M ... */
@@ -220,21 +294,100 @@ static int put_targets(struct out *o, const struct link_view *v,
 	return 0;
 }
 
+/*
+ * A link's latency counts (SIGHT_LAT_STRIDE per target), and whether it
+ * shows them per target (its line was a pattern, or it has several)
+ */
+static int lat_read(const struct link_view *v, __u64 **lat, unsigned int *n,
+		    bool *per_target)
+{
+	struct probe_spec *p = malloc(sizeof(*p));
+	int err;
+
+	*n = v->own.nslots ? v->own.nslots : 1;
+	*lat = calloc((size_t)*n * SIGHT_LAT_STRIDE, sizeof(**lat));
+	err = p && *lat ? view_probe(v, p) : -ENOMEM;
+	if (!err)
+		err = sight_lat_read(v->f.prog_id, *n, *lat);
+	if (!err)
+		*per_target = p->wildcard || *n > 1;
+	free(p);
+	if (err) {
+		free(*lat);
+		*lat = NULL;
+	}
+	return err;
+}
+
 int render_latency(const struct link_view *v, char *buf, size_t len)
 {
 	struct out o = {buf, len, 0};
-	unsigned int n = v->own.nslots ? v->own.nslots : 1;
-	struct probe_spec *p = malloc(sizeof(*p));
-	__u64 *lat = calloc((size_t)n * SIGHT_LAT_STRIDE, sizeof(*lat));
-	int err = p && lat ? view_probe(v, p) : -ENOMEM;
+	bool per_target = false;
+	unsigned int n;
+	__u64 *lat;
+	int err = lat_read(v, &lat, &n, &per_target);
 
-	if (!err)
-		err = sight_lat_read(v->f.prog_id, n, lat);
-	if (!err && (p->wildcard || n > 1))
+	if (!err && per_target)
 		err = put_targets(&o, v, lat, n);
 	else if (!err)
 		put_hist(&o, lat);
-	free(p);
 	free(lat);
 	return err ? err : out_end(&o);
+}
+
+/*
+ * "low", "high" (bucket @i's [low, high) in ns, in decimal: 2^64 does not
+ * fit a u64) and "count", and the object's end; @first: no key before
+ */
+static void json_bucket(struct sbuf *s, bool first, unsigned int i,
+			__u64 count)
+{
+	json_key(s, first, "low");
+	sbuf_put_u64(s, i < 2 ? i : (uint64_t)1 << (i - 1));
+	json_key(s, false, "high");
+	if (i == 64)
+		sbuf_printf(s, "18446744073709551616");
+	else
+		sbuf_put_u64(s, (uint64_t)1 << i);
+	json_key(s, false, "count");
+	sbuf_put_u64(s, count);
+	sbuf_put(s, "}", 1);
+}
+
+int json_latency(const struct link_view *v, struct sbuf *s)
+{
+	char **names = NULL;
+	bool per_target = false, first = true;
+	unsigned int n, t, i;
+	int got = 0;
+	__u64 *lat;
+	int err = lat_read(v, &lat, &n, &per_target);
+
+	if (err)
+		return err;
+	if (per_target)
+		got = multi_target_names(v, &names);
+	sbuf_put(s, "[", 1);
+	for (t = 0; t < n; t++)
+		for (i = 0; i < SIGHT_LAT_BUCKETS; i++) {
+			__u64 c = lat[(size_t)t * SIGHT_LAT_STRIDE + i];
+
+			if (!c)
+				continue;
+			sbuf_put(s, first ? "{" : ",{", first ? 1 : 2);
+			first = false;
+			if (per_target) {
+				const char *nm = (int)t < got ? names[t] : "-";
+
+				json_key(s, true, "target");
+				sbuf_put_json_string(s, nm, strlen(nm));
+			}
+			json_bucket(s, !per_target, i, c);
+		}
+	sbuf_put(s, "]", 1);
+	for (t = 0; (int)t < got; t++)
+		free(names[t]);
+	free(names);
+	free(lat);
+	return 0;
 }

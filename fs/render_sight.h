@@ -26,4 +26,13 @@ int render_hits_by(const struct link_view *v, char *buf, size_t len);
  */
 int render_latency(const struct link_view *v, char *buf, size_t len);
 
+/*
+ * links.json: hits_by as [{"pid": N, "comm": "...", "hits": N} ...]
+ * ({"comm", "hits"}, {"cgroup", "hits"}), then {"other": N} when some
+ * hits have no line; latency as [{"low": NS, "high": NS, "count": N} ...]
+ * for the buckets hit, with "target" first in each for a pattern's link.
+ */
+int json_hits_by(const struct link_view *v, struct sbuf *s);
+int json_latency(const struct link_view *v, struct sbuf *s);
+
 #endif

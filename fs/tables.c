@@ -188,6 +188,27 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "]", 1);
 }
 
+/* "name":VALUE of a JSON_CUSTOM file, when it applies and reads */
+static void json_custom(struct sbuf *s, size_t i, const struct link_view *v)
+{
+	struct sbuf val = {0};
+	size_t n;
+	char *p;
+
+	if (!link_file_applies(i, v) || link_files[i].json_render(v, &val) < 0) {
+		free(val.p);
+		return;
+	}
+	p = sbuf_finish(&val, &n);
+	if (!p)
+		return;
+	sbuf_put(s, ",\"", 2);
+	sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
+	sbuf_put(s, "\":", 2);
+	sbuf_put(s, p, n);
+	free(p);
+}
+
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 			size_t len)
 {
@@ -197,9 +218,15 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 	sbuf_put_u64(s, v->f.id);
 	for (i = 0; i < link_file_count; i++) {
 		char *big = NULL;
-		const char *p = link_files[i].json == JSON_NONE
-					? NULL
-					: value_of(i, v, buf, len, &n, &big);
+		const char *p;
+
+		if (link_files[i].json == JSON_CUSTOM) {
+			json_custom(s, i, v);
+			continue;
+		}
+		p = link_files[i].json == JSON_NONE
+			    ? NULL
+			    : value_of(i, v, buf, len, &n, &big);
 
 		if (!p)
 			continue;

@@ -80,25 +80,29 @@ echo "-$id" >"$MNT/control"
 # --- latency: 20 calls of a 3 ms sleep, in [2M, 4M) ns ---
 id=$(mk "u:$FIX:sight_sleep latency") || fail "latency link"
 have_bt=0
+bt=
 if command -v bpftrace >/dev/null; then
-	bpftrace -e "uprobe:$FIX:sight_sleep { @s[tid] = nsecs; }
+	# "ready" once its probes fire (it says Attaching before they do)
+	bpftrace -e "uprobe:$FIX:sight_hit { printf(\"ready\\n\"); }
+		uprobe:$FIX:sight_sleep { @s[tid] = nsecs; }
 		uretprobe:$FIX:sight_sleep /@s[tid]/ {
 			@h = hist(nsecs - @s[tid]); delete(@s[tid]); }" \
 		>"$WORK/bt.out" 2>"$WORK/bt.err" &
 	bt=$!
 	for i in $(seq 150); do
-		grep -q Attaching "$WORK/bt.out" && break
+		"$FIX" hit 1 >/dev/null
+		grep -q ready "$WORK/bt.out" && break
 		sleep 0.1
 	done
-	grep -q Attaching "$WORK/bt.out" && have_bt=1
+	grep -q ready "$WORK/bt.out" && have_bt=1
 fi
 "$FIX" sleep 20 3000 >"$WORK/fix.out"
 lat=$(cat "$MNT/$id/latency")
 assert_eq "latency: calls" 20 "$(cat "$MNT/$id/hits")"
 # "LOW COUNT" of each bucket line, LOW in ns ("[2M, 4M)" is 2097152)
 buckets() {
-	sed -n 's/^\[\([0-9]*\)\([KMGTPE]\?\)[],)].* \([0-9][0-9]*\) |.*/\1 \2 \3/p' |
-		awk '{ e = index("KMGTPE", $2); v = $1;
+	sed -n 's/^\[\([0-9]*\)\([KMGTPE]\?\)[],)].* \([0-9][0-9]*\) |.*/\1:\2:\3/p' |
+		awk -F: '{ e = index("KMGTPE", $2); v = $1;
 			for (i = 0; $2 != "" && i < e; i++) v *= 1024;
 			print v, $3 }'
 }
@@ -117,11 +121,60 @@ assert_eq "latency: busiest bucket as the fixture timed its calls" \
 if [ "$have_bt" = 1 ]; then
 	kill -INT "$bt"
 	wait "$bt"
+	grep -q '^\[' "$WORK/bt.out" || cat "$WORK/bt.out" "$WORK/bt.err" >&2
 	assert_eq "latency: bpftrace's busiest bucket" \
 		"$(busiest <"$WORK/bt.out")" "$(busiest <<<"$lat")"
 else
+	[ -n "${bt:-}" ] && kill "$bt" 2>/dev/null && wait "$bt" 2>/dev/null
 	echo "# bpftrace not runnable here: its comparison skipped"
 fi
+
+# --- links.json and metrics.prom of the latency link ---
+python3 - "$MNT/links.json" "$id" "$WORK/fix.out" <<'PY' ||
+import json, sys
+links = json.loads(open(sys.argv[1], "rb").read())
+lat = [l for l in links if l["id"] == int(sys.argv[2])][0]["latency"]
+fix = {}
+for line in open(sys.argv[3]):
+    k, v = line.split()
+    if k != "sink":
+        fix[int(k)] = int(v)
+# every bucket a power of two wide, the counts adding up to the calls
+assert all(b["high"] == 2 * b["low"] for b in lat if b["low"]), lat
+assert sum(b["count"] for b in lat) == 20, lat
+assert min(b["low"] for b in lat) == 1 << 21, lat
+PY
+	fail "links.json: latency is not the 20 calls in power-of-two buckets"
+cp "$MNT/metrics.prom" "$WORK/m.prom"
+if command -v promtool >/dev/null; then
+	assert_true "promtool check metrics with a latency histogram" \
+		promtool check metrics <"$WORK/m.prom"
+fi
+# the histogram of this link: le cumulative as the latency file's buckets
+python3 - "$WORK/m.prom" "$id" "$lat" <<'PY' ||
+import re, sys
+prom, lid, text = open(sys.argv[1], "rb").read().decode("utf-8", "replace"), sys.argv[2], sys.argv[3]
+mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+hist = {}
+for m in re.finditer(r"^\[(\d+)([KMG]?)[],)].*?(\d+) \|", text, re.M):
+    hist[int(m.group(1)) * mult[m.group(2)]] = int(m.group(3))
+pat = r'^bpflinkfs_link_latency_seconds_bucket\{id="%s",target="[^"]*",le="([^"]+)"\} (\d+)$' % lid
+seen = 0
+for m in re.finditer(pat, prom, re.M):
+    le, v = m.group(1), int(m.group(2))
+    if le == "+Inf":
+        assert v == sum(hist.values()), (v, hist)
+        continue
+    upper = float(le) * 1e9
+    want = sum(c for low, c in hist.items() if low < upper - 0.5)
+    assert v == want, (le, v, want)
+    seen += 1
+assert seen > 20, seen
+c = re.search(r'^bpflinkfs_link_latency_seconds_count\{id="%s",[^}]*\} (\d+)$' % lid, prom, re.M)
+assert c and int(c.group(1)) == 20, c
+PY
+	fail "metrics.prom: the histogram is not the latency file's buckets"
+
 echo "-$id" >"$MNT/control"
 
 # --- latency on a pattern: one histogram per target hit ---
