@@ -163,10 +163,26 @@ static bool is_return(const struct probe_spec *p)
 	return p->kind == PROBE_URETPROBE || p->kind == PROBE_KRETPROBE;
 }
 
+static int uprobe_multi_link(int prog, const struct probe_spec *p,
+			     const struct multi_targets *t,
+			     const __u64 *cookies, bool ret, bool session);
+
 /* bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts). */
 static int uprobe_multi_create(int prog, const struct probe_spec *p,
 			       const struct multi_targets *t,
 			       const __u64 *cookies)
+{
+	return uprobe_multi_link(prog, p, t, cookies, is_return(p),
+				 p->opts & OPT_LATENCY);
+}
+
+/*
+ * The link itself: @ret sets UPROBE_MULTI_RETURN, @session makes it a
+ * uprobe session link (its attach type from the kernel's BTF)
+ */
+static int uprobe_multi_link(int prog, const struct probe_spec *p,
+			     const struct multi_targets *t,
+			     const __u64 *cookies, bool ret, bool session)
 {
 	struct abi_link_create_uprobe_multi attr;
 	__u64 *offsets = calloc(t->m.n, sizeof(*offsets));
@@ -179,14 +195,14 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 		offsets[i] = t->m.m[i].offset;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog;
-	attr.attach_type = p->opts & OPT_LATENCY ? sight_session_attach_type()
-						 : COUNTER_ATTACH_UPROBE_MULTI;
+	attr.attach_type = session ? sight_session_attach_type()
+				   : COUNTER_ATTACH_UPROBE_MULTI;
 	attr.path = (__u64)(unsigned long)t->path;
 	attr.offsets = (__u64)(unsigned long)offsets;
 	attr.ref_ctr_offsets = (__u64)(unsigned long)t->ref_ctr_offsets;
 	attr.cookies = (__u64)(unsigned long)cookies;
 	attr.cnt = t->m.n;
-	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
+	attr.uflags = ret ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = p->opts & OPT_PID ? p->pid : 0;
 	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
@@ -342,6 +358,90 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 	return err;
 }
 
+/*
+ * The return half of a latency pair on the targets @t: a return
+ * uprobe_multi link running @rfd with the entry's cookies, registered with
+ * the same line and paired with @entry_id (it has no hits of its own).
+ */
+static int multi_pair_return(struct owned *o, const struct probe_spec *p,
+			     const struct multi_targets *t, int rfd,
+			     const __u64 *cookies, const char *line,
+			     size_t len, __u32 entry_id, struct bl_error *e)
+{
+	struct probe_spec *ret = malloc(sizeof(*ret));
+	int lfd, err = ret ? 0 : -ENOMEM;
+	__u32 rid;
+
+	if (err)
+		return err;
+	*ret = *p;
+	ret->kind = PROBE_URETPROBE;
+	ret->opts &= ~OPT_SIGHT; /* latency shows on the entry link */
+	lfd = uprobe_multi_link(rfd, p, t, cookies, true, false);
+	if (lfd < 0)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot create the return link of %zu targets: %s",
+			 t->m.n, strerror(-lfd));
+	err = lfd < 0 ? lfd
+		      : multi_register(o, ret, t, -1, line, len, &lfd, e, &rid);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (!err)
+		err = owned_pair(o, entry_id, rid);
+	free(ret);
+	return err;
+}
+
+/*
+ * latency without uprobe session links: an entry uprobe_multi link and a
+ * return one sharing the entry times per thread (sight_pair_load()), with
+ * slots @slot .. for the targets; nothing is left made on failure.
+ */
+static int multi_pair_make(struct owned *o, const struct probe_spec *p,
+			   const struct multi_targets *t, int slot,
+			   const char *line, size_t len, struct bl_error *e,
+			   __u32 *id)
+{
+	__u64 *cookies = calloc(t->m.n, sizeof(*cookies));
+	int efd = -1, rfd = -1, lfd = -1, err = cookies ? 0 : -ENOMEM;
+	size_t i;
+
+	for (i = 0; cookies && i < t->m.n; i++)
+		cookies[i] = (__u64)slot + i;
+	if (!err)
+		err = sight_pair_load(owned_counter(o), p, slot, t->m.n,
+				      COUNTER_ATTACH_UPROBE_MULTI, &efd, &rfd);
+	if (err)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with latency: %s",
+			 strerror(-err));
+	if (!err) {
+		lfd = uprobe_multi_link(efd, p, t, cookies, false, false);
+		err = lfd < 0 ? lfd : 0;
+		if (err)
+			snprintf(e->msg, sizeof(e->msg),
+				 "cannot create the uprobe_multi link of %zu "
+				 "targets: %s",
+				 t->m.n, strerror(-err));
+	}
+	if (!err)
+		err = multi_register(o, p, t, slot, line, len, &lfd, e, id);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (!err && (err = multi_pair_return(o, p, t, rfd, cookies, line, len,
+					     *id, e)))
+		owned_remove(o, *id); /* the reaper frees the slots */
+	else if (err)
+		for (i = 0; i < t->m.n; i++)
+			counter_slot_free(owned_counter(o), slot + i);
+	if (efd >= 0)
+		close(efd);
+	if (rfd >= 0)
+		close(rfd);
+	free(cookies);
+	return err;
+}
+
 /* The kernel has no multi link of that kind: one perf link per match. */
 static int per_match(struct owned *o, const struct probe_spec *p,
 		     const struct multi_targets *t, const char *line,
@@ -391,6 +491,13 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 	}
 	if (!err)
 		err = id_list_reserve(made, 1);
+	if (!err && is_uprobe(p) && sight_use_pair(p, owned_latency_pairs(o))) {
+		err = multi_pair_make(o, p, t, slot, line, len, e,
+				      &made->ids[made->len]);
+		if (!err)
+			made->len++;
+		return err;
+	}
 	if (!err) {
 		lfd = multi_attach(o, p, t, slot, e);
 		err = lfd < 0 ? lfd : 0;

@@ -32,6 +32,7 @@ struct owned_link {
 	int slot;
 	unsigned int nslots; /* multi links: slots in a row from slot */
 	unsigned int sight;  /* owned_info.sight */
+	__u32 partner;	     /* owned_pair() */
 	__u32 link_type;
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
@@ -67,11 +68,22 @@ struct owned {
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
 	bool stopping; /* owned_close(): the reapers end */
+	bool latency_pairs; /* owned_set_latency_pairs() */
 };
 
 struct counter *owned_counter(const struct owned *o)
 {
 	return o->counter;
+}
+
+void owned_set_latency_pairs(struct owned *o, bool on)
+{
+	o->latency_pairs = on;
+}
+
+bool owned_latency_pairs(const struct owned *o)
+{
+	return o->latency_pairs;
 }
 
 bool owned_pinning(const struct owned *o)
@@ -134,6 +146,7 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 				 .slot = info->slot,
 				 .nslots = info->nslots,
 				 .sight = info->sight,
+				 .partner = info->partner,
 				 .link_type = info->f.link_type,
 				 .kind = info->kind,
 				 .perf_kind = info->f.kind,
@@ -161,6 +174,7 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	out->slot = l->slot;
 	out->nslots = l->nslots;
 	out->sight = l->sight;
+	out->partner = l->partner;
 	out->kind = l->kind;
 	out->dev = l->dev;
 	out->ino = l->ino;
@@ -288,18 +302,45 @@ static int owned_unlist(struct owned *o, size_t at, bool unpinned)
 	return 0;
 }
 
-/* Unlist @id for the reaper; -ENOENT when it is not owned. */
+/*
+ * Unlist @id for the reaper, and its partner (owned_pair()) with it;
+ * -ENOENT when it is not owned.
+ */
 static int owned_take(struct owned *o, __u32 id, bool unpinned)
 {
+	__u32 partner = 0;
 	bool found;
 	size_t at;
 	int err;
 
 	pthread_mutex_lock(&o->lock);
 	at = owned_find(o, id, &found);
+	if (found)
+		partner = o->links[at]->partner;
 	err = found ? owned_unlist(o, at, unpinned) : -ENOENT;
+	if (!err && partner) {
+		at = owned_find(o, partner, &found);
+		if (found)
+			owned_unlist(o, at, false);
+	}
 	pthread_mutex_unlock(&o->lock);
 	return err;
+}
+
+int owned_pair(struct owned *o, __u32 a, __u32 b)
+{
+	bool fa, fb;
+	size_t ia, ib;
+
+	pthread_mutex_lock(&o->lock);
+	ia = owned_find(o, a, &fa);
+	ib = owned_find(o, b, &fb);
+	if (fa && fb) {
+		o->links[ia]->partner = b;
+		o->links[ib]->partner = a;
+	}
+	pthread_mutex_unlock(&o->lock);
+	return fa && fb ? 0 : -ENOENT;
 }
 
 int owned_remove(struct owned *o, __u32 id)

@@ -54,6 +54,7 @@ static void usage(const char *prog)
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
 	       "    -o pin_dir=DIR      pin owned links in bpffs DIR; a restart adopts them\n"
+	       "    -o latency_pairs    time calls with entry and return links, not sessions\n"
 	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
 	       "    -o umask=M          mode bits to clear, octal\n"
 	       "    -o OPT[,OPT...]     other FUSE mount options, see fuse(8)\n\n"
@@ -110,7 +111,14 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 	return 0;
 }
 
-enum { KEY_ALLOW_OTHER, KEY_PIN_DIR, KEY_UID, KEY_GID, KEY_UMASK };
+enum {
+	KEY_ALLOW_OTHER,
+	KEY_PIN_DIR,
+	KEY_UID,
+	KEY_GID,
+	KEY_UMASK,
+	KEY_LATENCY_PAIRS
+};
 
 static int opt_proc(void *data, const char *arg, int key,
 		    struct fuse_args *outargs)
@@ -131,6 +139,9 @@ static int opt_proc(void *data, const char *arg, int key,
 		return parse_id_opt(arg, &d->gid, 10);
 	case KEY_UMASK:
 		return parse_id_opt(arg, &d->umask, 8);
+	case KEY_LATENCY_PAIRS:
+		d->latency_pairs = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -279,6 +290,7 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 		return err;
 	}
+	owned_set_latency_pairs(d->owned, d->latency_pairs);
 	detect_sw_aliases(owned_counter(d->owned));
 	can_create_detect(); /* loads: at start, not in a reader's open */
 	/* without it, listings enumerate with one syscall per link; the
@@ -394,6 +406,7 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("uid=", KEY_UID),
 		FUSE_OPT_KEY("gid=", KEY_GID),
 		FUSE_OPT_KEY("umask=", KEY_UMASK),
+		FUSE_OPT_KEY("latency_pairs", KEY_LATENCY_PAIRS),
 		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;

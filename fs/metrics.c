@@ -388,7 +388,7 @@ static void latency_samples(struct metrics *m, const struct link_view *v)
 	char **names = NULL;
 	int got = -1;
 
-	if (lat && !sight_lat_read(v->f.prog_id, n, lat))
+	if (lat && !sight_lat_read(v->f.prog_id, v->own.partner, n, lat))
 		got = multi_target_names(v, &names);
 	for (t = 0; (int)t < got && t < n; t++)
 		lat_target(m, v->f.id, names[t],

@@ -308,7 +308,7 @@ static int lat_read(const struct link_view *v, __u64 **lat, unsigned int *n,
 	*lat = calloc((size_t)*n * SIGHT_LAT_STRIDE, sizeof(**lat));
 	err = p && *lat ? view_probe(v, p) : -ENOMEM;
 	if (!err)
-		err = sight_lat_read(v->f.prog_id, *n, *lat);
+		err = sight_lat_read(v->f.prog_id, v->own.partner, *n, *lat);
 	if (!err)
 		*per_target = p->wildcard || *n > 1;
 	free(p);

@@ -43,6 +43,14 @@ struct {
 	__uint(max_entries, SIGHT_LAT_STRIDE); /* x targets, set before load */
 } sight_lat SEC(".maps");
 
+/* latency without session links: the entry time per thread (pid_tgid) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* SIGHT_PAIR_THREADS for a pair, before load */
+} sight_start SEC(".maps");
+
 extern __u64 *bpf_session_cookie(void) __ksym __weak;
 extern bool bpf_session_is_return(void) __ksym __weak;
 
@@ -181,6 +189,40 @@ int sight_session(void *ctx)
 	}
 	if (*start && key >= first_slot)
 		lat_add(key - first_slot, bpf_ktime_get_ns() - *start);
+	return 0;
+}
+
+/*
+ * Where the kernel has no session links: an entry link runs sight_entry
+ * (it counts and keeps the time per thread) and a return link on the same
+ * target, with the same cookie, runs sight_return. A thread inside two
+ * calls of the target at once (recursion) keeps only the inner entry, as
+ * bcc's funclatency does.
+ */
+SEC("kprobe")
+int sight_entry(void *ctx)
+{
+	__u64 tid = bpf_get_current_pid_tgid(), now;
+
+	count(ctx, (__u32)bpf_get_attach_cookie(ctx), 1);
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&sight_start, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+SEC("kprobe")
+int sight_return(void *ctx)
+{
+	__u64 tid = bpf_get_current_pid_tgid(), *start, d;
+	__u32 key = (__u32)bpf_get_attach_cookie(ctx);
+
+	start = bpf_map_lookup_elem(&sight_start, &tid);
+	if (!start)
+		return 0;
+	d = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&sight_start, &tid);
+	if (key >= first_slot)
+		lat_add(key - first_slot, d);
 	return 0;
 }
 

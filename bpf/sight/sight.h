@@ -8,6 +8,7 @@
 #ifndef BPFLINKFS_SIGHT_H
 #define BPFLINKFS_SIGHT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
@@ -34,9 +35,9 @@ static inline int sight_needed(const struct probe_spec *p)
  * @p: the parsed probe
  * @e: on refusal, the message and the caret (under the option)
  *
- * latency: uprobe and usdt lines (wildcards too) on a kernel with uprobe
- * session links; kprobe and fentry lines are refused (this build times
- * calls only through uprobe sessions). by= and latency on fentry, fexit
+ * latency: uprobe and usdt lines (wildcards too), through uprobe session
+ * links or entry/return pairs (sight_use_pair()); kprobe and fentry lines
+ * are refused (this build times calls of user code only). by= and latency on fentry, fexit
  * and rawtracepoint lines are refused; stacks= is not built yet.
  *
  * Return: 0, or -EOPNOTSUPP with @e set.
@@ -68,6 +69,34 @@ int sight_session_attach_type(void);
 int sight_prog_load(struct counter *c, const struct probe_spec *p,
 		    uint32_t first_slot, uint32_t ntargets, int attach_type);
 
+/**
+ * sight_pair_load() - latency where the kernel has no session links: an
+ * entry and a return program (one loaded object) that share a per-thread
+ * map of entry times, for an entry link and a return link on the same
+ * targets with the same cookies
+ * @attach_type: 0 for perf-event links, else BPF_TRACE_UPROBE_MULTI's
+ *               number (the return link sets UPROBE_MULTI_RETURN)
+ * @entry_fd: out, the entry program (counts hits, as the built-in does)
+ * @ret_fd: out, the return program (files the time under its target)
+ *
+ * Return: 0 (the caller closes both fds once the links hold them), or as
+ * sight_prog_load().
+ */
+int sight_pair_load(struct counter *c, const struct probe_spec *p,
+		    uint32_t first_slot, uint32_t ntargets, int attach_type,
+		    int *entry_fd, int *ret_fd);
+
+/**
+ * sight_use_pair() - does latency on this kernel take an entry/return
+ * pair? True where it has no uprobe session links, or when @force (the
+ * daemon's -o latency_pairs)
+ */
+static inline bool sight_use_pair(const struct probe_spec *p, bool force)
+{
+	return (p->opts & OPT_LATENCY) &&
+	       (force || sight_session_attach_type() < 0);
+}
+
 /* One line of hits_by */
 struct sight_by_row {
 	struct sight_by_key key;
@@ -87,12 +116,15 @@ int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n);
 /**
  * sight_lat_read() - a link's latency counts
  * @prog_id: the link's program
+ * @partner: the return link of an entry/return pair (owned_pair()), whose
+ *           program has the counts, or 0
  * @ntargets: its targets
  * @out: out, @ntargets * SIGHT_LAT_STRIDE u64 (sight_abi.h), summed over
  *       nothing: the map is shared by all CPUs
  * Return: 0, -ENOENT (no latency map), or -errno from bpf(2).
  */
-int sight_lat_read(__u32 prog_id, uint32_t ntargets, __u64 *out);
+int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
+		   __u64 *out);
 
 /**
  * sight_cgroup_path() - the path under the cgroup v2 mount of the cgroup

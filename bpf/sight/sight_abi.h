@@ -23,6 +23,9 @@ struct sight_by_key {
 	char comm[16];
 };
 
+/* entry/return pairs: threads inside a call at once, per link */
+#define SIGHT_PAIR_THREADS 16384
+
 /*
  * sight_lat holds SIGHT_LAT_STRIDE u64 per target: bucket 0 counts calls
  * of 0 ns, bucket i (1..64) those of [2^(i-1), 2^i) ns, as bpftrace's

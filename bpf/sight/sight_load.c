@@ -34,7 +34,7 @@ int sight_check(const struct probe_spec *p, struct bl_error *e)
 	if (tracing && p->opts & OPT_LATENCY)
 		return refuse(e, p->latency_col,
 			      "latency on fentry is not supported by this "
-			      "build (it times calls through uprobe sessions)");
+			      "build (it times calls of user code only)");
 	if (tracing && p->opts & OPT_BY)
 		return refuse(e, p->by_col,
 			      "by= on fentry, fexit and rawtracepoint links is "
@@ -42,11 +42,7 @@ int sight_check(const struct probe_spec *p, struct bl_error *e)
 	if (p->opts & OPT_LATENCY && p->kind == PROBE_KPROBE)
 		return refuse(e, p->latency_col,
 			      "latency on kprobes is not supported by this "
-			      "build (it times calls through uprobe sessions)");
-	if (p->opts & OPT_LATENCY && sight_session_attach_type() < 0)
-		return refuse(e, p->latency_col,
-			      "latency needs uprobe session links (Linux 6.13 "
-			      "or later)");
+			      "build (it times calls of user code only)");
 	return 0;
 }
 
@@ -86,28 +82,35 @@ int sight_session_attach_type(void)
 	return v < 0 ? -EOPNOTSUPP : v;
 }
 
-/* The program that runs for @p; the others are not loaded. */
-static struct bpf_program *pick(struct sight_bpf *skel,
-				const struct probe_spec *p)
+/*
+ * The programs that run for @p into @run (the second only for a pair:
+ * sight_entry and sight_return); the others are not loaded.
+ */
+static void pick(struct sight_bpf *skel, const struct probe_spec *p, bool pair,
+		 struct bpf_program *run[2])
 {
-	struct bpf_program *all[] = {skel->progs.sight_kprobe,
-				     skel->progs.sight_tp,
-				     skel->progs.sight_perf,
-				     skel->progs.sight_session};
-	struct bpf_program *prog;
+	struct bpf_program *all[] = {
+		skel->progs.sight_kprobe, skel->progs.sight_tp,
+		skel->progs.sight_perf,	  skel->progs.sight_session,
+		skel->progs.sight_entry,  skel->progs.sight_return};
 	size_t i;
 
-	if (p->opts & OPT_LATENCY)
-		prog = skel->progs.sight_session;
-	else if (p->kind == PROBE_TRACEPOINT)
-		prog = skel->progs.sight_tp;
-	else if (p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE)
-		prog = skel->progs.sight_perf;
-	else
-		prog = skel->progs.sight_kprobe;
+	run[1] = NULL;
+	if (pair) {
+		run[0] = skel->progs.sight_entry;
+		run[1] = skel->progs.sight_return;
+	} else if (p->opts & OPT_LATENCY) {
+		run[0] = skel->progs.sight_session;
+	} else if (p->kind == PROBE_TRACEPOINT) {
+		run[0] = skel->progs.sight_tp;
+	} else if (p->kind == PROBE_SOFTWARE || p->kind == PROBE_HARDWARE) {
+		run[0] = skel->progs.sight_perf;
+	} else {
+		run[0] = skel->progs.sight_kprobe;
+	}
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		bpf_program__set_autoload(all[i], all[i] == prog);
-	return prog;
+		bpf_program__set_autoload(all[i],
+					  all[i] == run[0] || all[i] == run[1]);
 }
 
 /* The counter's maps in place of the object's own (events_common.h). */
@@ -127,14 +130,34 @@ static int reuse_counter_maps(struct sight_bpf *skel,
 	return err;
 }
 
-int sight_prog_load(struct counter *c, const struct probe_spec *p,
-		    uint32_t first_slot, uint32_t ntargets, int attach_type)
+/* The maps' sizes for what @p asks, before load */
+static int size_maps(struct sight_bpf *skel, const struct probe_spec *p,
+		     uint32_t ntargets, bool pair)
 {
-	struct bpf_program *prog;
+	int err = 0;
+
+	if (!(p->opts & OPT_BY))
+		err = bpf_map__set_max_entries(skel->maps.sight_by, 1);
+	if (!err && p->opts & OPT_LATENCY)
+		err = bpf_map__set_max_entries(skel->maps.sight_lat,
+					       ntargets * SIGHT_LAT_STRIDE);
+	if (!err && pair)
+		err = bpf_map__set_max_entries(skel->maps.sight_start,
+					       SIGHT_PAIR_THREADS);
+	return err;
+}
+
+/* fds[0] (and fds[1] for a pair) of the programs of one loaded object */
+static int load(struct counter *c, const struct probe_spec *p,
+		uint32_t first_slot, uint32_t ntargets, int attach_type,
+		bool pair, int fds[2])
+{
+	struct bpf_program *run[2];
 	struct counter_events ev;
 	struct sight_bpf *skel;
-	int err = counter_events_maps(c, &ev), fd = -1;
+	int err = counter_events_maps(c, &ev), i;
 
+	fds[0] = fds[1] = -1;
 	if (err)
 		return err;
 	if (ev.hits_percpu)
@@ -144,21 +167,49 @@ int sight_prog_load(struct counter *c, const struct probe_spec *p,
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->by_mode = p->opts & OPT_BY ? (__u32)p->by : 0;
 	skel->rodata->first_slot = first_slot;
-	prog = pick(skel, p);
-	err = bpf_program__set_expected_attach_type(prog, attach_type);
-	if (!err && !(p->opts & OPT_BY))
-		err = bpf_map__set_max_entries(skel->maps.sight_by, 1);
-	if (!err && p->opts & OPT_LATENCY)
-		err = bpf_map__set_max_entries(skel->maps.sight_lat,
-					       ntargets * SIGHT_LAT_STRIDE);
+	pick(skel, p, pair, run);
+	for (i = 0; i < 2 && run[i] && !err; i++)
+		err = bpf_program__set_expected_attach_type(run[i],
+							    attach_type);
+	if (!err)
+		err = size_maps(skel, p, ntargets, pair);
 	if (!err)
 		err = reuse_counter_maps(skel, &ev);
 	if (!err)
 		err = sight_bpf__load(skel);
-	if (!err) {
-		fd = fcntl(bpf_program__fd(prog), F_DUPFD_CLOEXEC, 0);
-		err = fd < 0 ? -errno : 0;
+	for (i = 0; i < 2 && run[i] && !err; i++) {
+		fds[i] = fcntl(bpf_program__fd(run[i]), F_DUPFD_CLOEXEC, 0);
+		err = fds[i] < 0 ? -errno : 0;
 	}
-	sight_bpf__destroy(skel); /* the program holds its maps */
-	return err ? (err < 0 ? err : -EINVAL) : fd;
+	sight_bpf__destroy(skel); /* the programs hold their maps */
+	if (err) {
+		for (i = 0; i < 2; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		return err < 0 ? err : -EINVAL;
+	}
+	return 0;
+}
+
+int sight_prog_load(struct counter *c, const struct probe_spec *p,
+		    uint32_t first_slot, uint32_t ntargets, int attach_type)
+{
+	int fds[2], err;
+
+	err = load(c, p, first_slot, ntargets, attach_type, false, fds);
+	return err ? err : fds[0];
+}
+
+int sight_pair_load(struct counter *c, const struct probe_spec *p,
+		    uint32_t first_slot, uint32_t ntargets, int attach_type,
+		    int *entry_fd, int *ret_fd)
+{
+	int fds[2], err;
+
+	err = load(c, p, first_slot, ntargets, attach_type, true, fds);
+	if (!err) {
+		*entry_fd = fds[0];
+		*ret_fd = fds[1];
+	}
+	return err;
 }

@@ -99,11 +99,31 @@ int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n)
 	return 0;
 }
 
-int sight_lat_read(__u32 prog_id, uint32_t ntargets, __u64 *out)
+/* The program of link @link_id, or 0 */
+static __u32 prog_of_link(__u32 link_id)
+{
+	struct bpf_link_info li;
+	__u32 len = sizeof(li);
+	int fd = bpf_link_get_fd_by_id(link_id);
+
+	if (fd < 0)
+		return 0;
+	memset(&li, 0, sizeof(li));
+	if (bpf_obj_get_info_by_fd(fd, &li, &len))
+		li.prog_id = 0;
+	close(fd);
+	return li.prog_id;
+}
+
+int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
+		   __u64 *out)
 {
 	int fd = map_of_prog(prog_id, "sight_lat"), err = 0;
 	__u32 i, n = ntargets * SIGHT_LAT_STRIDE;
 
+	/* an entry link's program keeps no times: its return link's does */
+	if (fd == -ENOENT && partner && (prog_id = prog_of_link(partner)))
+		fd = map_of_prog(prog_id, "sight_lat");
 	if (fd < 0)
 		return fd;
 	for (i = 0; i < n && !err; i++)

@@ -7,7 +7,9 @@
 # time falls in, and Debian's bpftrace (uprobe/uretprobe, nsecs, hist())
 # finds the same busiest bucket for the same calls; a pattern gives one
 # histogram per target hit; what cannot be done here is refused with its
-# errno and a caret; a link without the options runs the counter program.
+# errno and a caret; a link without the options runs the counter program;
+# with -o latency_pairs an entry and a return link do what a session does,
+# and removing either removes both.
 
 HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 source "$HERE/lib.sh"
@@ -208,5 +210,52 @@ assert_match "by=tid: its message" "by= takes pid\|comm\|cgroup" \
 out=$(err "k:vfs_read latency" 2>&1)
 assert_match "latency on a kprobe: EOPNOTSUPP" "not supported" "$out"
 assert_eq "nothing left made" "" "$(cat "$MNT/control")"
+
+# --- -o latency_pairs: an entry link and a return link, as on kernels
+# without uprobe session links ---
+bl_stop_daemon
+rmdir "$MNT"
+bl_mount -o latency_pairs
+id=$(mk "u:$FIX:sight_sleep latency") || fail "pair link"
+"$FIX" sleep 10 3000 >"$WORK/fix.out"
+lines=$(cut -f2 "$MNT/control" | sort | uniq -c | awk '{ print $1 }')
+assert_eq "pair: two links with the line as spec" 2 "$lines"
+rid=$(awk -F'\t' -v id="$id" '$1 != id { print $1 }' "$MNT/control")
+assert_eq "pair: the entry link is a uprobe" uprobe "$(cat "$MNT/$id/type")"
+assert_eq "pair: the return link is a uretprobe" uretprobe \
+	"$(cat "$MNT/$rid/type")"
+assert_eq "pair: bpftool sees both on the same offset" \
+	"$(bpftool -j link show id "$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["offset"])')" \
+	"$(bpftool -j link show id "$rid" | python3 -c 'import json,sys; print(json.load(sys.stdin)["offset"])')"
+assert_eq "pair: hits on the entry link" 10 "$(cat "$MNT/$id/hits")"
+assert_true "pair: no hits, no latency on the return link" \
+	test ! -e "$MNT/$rid/hits" -a ! -e "$MNT/$rid/latency"
+lat=$(cat "$MNT/$id/latency")
+assert_eq "pair: the counts add up to the calls" 10 \
+	"$(buckets <<<"$lat" | awk '{ s += $2 } END { print s + 0 }')"
+assert_eq "pair: no call shorter than [2M, 4M)" 2097152 \
+	"$(buckets <<<"$lat" | awk '$2 > 0 { print $1; exit }')"
+fixb=$(awk '$1 != "sink" && $2 > m { m = $2; b = $1 } END { print b }' \
+	"$WORK/fix.out")
+assert_eq "pair: busiest bucket as the fixture timed its calls" \
+	"$((1 << (fixb - 1)))" "$(busiest <<<"$lat")"
+rmdir "$MNT/$rid" || fail "rmdir of the return link"
+assert_eq "pair: removing the return link removes both" "" \
+	"$(cat "$MNT/control")"
+bl_link_gone "pair: the entry link is released" "$id"
+id=$(mk "u:$FIX:sight_* latency") || fail "pair pattern"
+rid=$(awk -F'\t' -v id="$id" '$1 != id { print $1 }' "$MNT/control")
+assert_eq "pair pattern: a return uprobe_multi link" uretprobe_multi \
+	"$(cat "$MNT/$rid/type")"
+"$FIX" sleep 2 3000 >/dev/null
+"$FIX" hit 4 >/dev/null
+lat=$(cat "$MNT/$id/latency")
+assert_eq "pair pattern: sight_sleep's calls" 2 "$(sed -n \
+	'/^@\[sight_sleep/,/^$/p' <<<"$lat" | buckets | awk '{ s += $2 } END { print s }')"
+assert_eq "pair pattern: sight_hit's calls" 4 "$(sed -n \
+	'/^@\[sight_hit/,/^$/p' <<<"$lat" | buckets | awk '{ s += $2 } END { print s }')"
+echo "-$id" >"$MNT/control"
+assert_eq "pair pattern: removing the entry link removes both" "" \
+	"$(cat "$MNT/control")"
 
 finish
