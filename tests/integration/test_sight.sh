@@ -258,4 +258,21 @@ echo "-$id" >"$MNT/control"
 assert_eq "pair pattern: removing the entry link removes both" "" \
 	"$(cat "$MNT/control")"
 
+# --- by= on a link adopted from a pin_dir: its own map, found again ---
+bl_stop_daemon
+rmdir "$MNT"
+PIN=/sys/fs/bpf/bpflinkfs-sight-$$
+bl_mount -o "pin_dir=$PIN"
+id=$(mk "u:$FIX:sight_hit by=comm") || fail "pinned by= link"
+"$FIX" hit 3 >/dev/null
+bl_stop_daemon
+rmdir "$MNT"
+bl_mount -o "pin_dir=$PIN"
+"$FIX" hit 2 >/dev/null
+assert_eq "adopted by=: its lines go on" "$(printf '%s\t5' "$COMM")" \
+	"$(cat "$MNT/$id/hits_by" 2>&1)"
+echo "-*" >"$MNT/control"
+bl_stop_daemon
+rm -rf "$PIN"
+
 finish
