@@ -94,7 +94,7 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
-/* by=: a program instance of the link's own (sight.h) on @pfd */
+/* by=, stacks=: a program instance of the link's own (sight.h) on @pfd */
 static int link_attach_sight(struct owned *o, const struct probe_spec *p,
 			     int pfd, __u64 cookie, struct bl_error *e,
 			     int *lfd)
@@ -103,7 +103,8 @@ static int link_attach_sight(struct owned *o, const struct probe_spec *p,
 
 	if (prog < 0) {
 		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program with by=: %s",
+			 "cannot load the built-in program with its options: "
+			 "%s",
 			 strerror(-prog));
 		return prog;
 	}

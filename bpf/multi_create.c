@@ -235,7 +235,7 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 	return fd;
 }
 
-/* by= or latency: a program of the link's own (sight.h) */
+/* latency, by=, stacks=: a program of the link's own (sight.h) */
 static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
 			    int slot, size_t n, struct bl_error *e)
 {
@@ -249,7 +249,7 @@ static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
 	if (fd < 0)
 		snprintf(e->msg, sizeof(e->msg),
 			 "cannot load the built-in program with %s: %s",
-			 p->opts & OPT_LATENCY ? "latency" : "by=",
+			 p->opts & OPT_LATENCY ? "latency" : "its options",
 			 strerror(-fd));
 	return fd;
 }

@@ -376,6 +376,8 @@ const struct link_file link_files[] = {
 	 render_latency, json_latency},
 	{"hits_by", K_EVERY, LF_BUILTIN | LF_LIVE | LF_HITS_BY, JSON_CUSTOM,
 	 render_hits_by, json_hits_by},
+	{"stacks", K_EVERY, LF_BUILTIN | LF_LIVE | LF_READER | LF_STACKS,
+	 JSON_NONE, render_stacks},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -419,7 +421,8 @@ static bool applies_by_kind(size_t i, const struct link_view *v)
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
 		return false;
 	if ((lf->flags & LF_LATENCY && !(v->own.sight & OPT_LATENCY)) ||
-	    (lf->flags & LF_HITS_BY && !(v->own.sight & OPT_BY)))
+	    (lf->flags & LF_HITS_BY && !(v->own.sight & OPT_BY)) ||
+	    (lf->flags & LF_STACKS && !(v->own.sight & OPT_STACKS)))
 		return false;
 	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
 	    !v->f.addr)

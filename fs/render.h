@@ -102,6 +102,7 @@ struct link_file {
 /* only on owned links whose line asked for latency, by= (owned_info.sight) */
 #define LF_LATENCY (1u << 11)
 #define LF_HITS_BY (1u << 12)
+#define LF_STACKS (1u << 13)
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;

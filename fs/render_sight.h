@@ -27,6 +27,13 @@ int render_hits_by(const struct link_view *v, char *buf, size_t len);
 int render_latency(const struct link_view *v, char *buf, size_t len);
 
 /*
+ * stacks (render_stacks.c): the folded stacks, busiest first, then
+ * `# dropped N` when hits had no room for their stack; kernel frames only
+ * for a reader who may see kernel addresses, else `[unknown]`.
+ */
+int render_stacks(const struct link_view *v, char *buf, size_t len);
+
+/*
  * links.json: hits_by as [{"pid": N, "comm": "...", "hits": N} ...]
  * ({"comm", "hits"}, {"cgroup", "hits"}), then {"other": N} when some
  * hits have no line; latency as [{"low": NS, "high": NS, "count": N} ...]

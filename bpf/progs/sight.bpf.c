@@ -24,6 +24,7 @@
 
 const volatile __u32 by_mode = 0;    /* SIGHT_BY_* */
 const volatile __u32 first_slot = 0; /* multi links: target 0's slot */
+const volatile __u32 stack_flags = 0; /* SIGHT_STACK_* */
 
 COUNTER_HITS_MAP(hits);
 
@@ -34,6 +35,42 @@ struct {
 	__type(value, __u64);
 	__uint(max_entries, SIGHT_BY_KEYS); /* 1 when by= is not asked */
 } sight_by SEC(".maps");
+
+/*
+ * stacks=: user stacks as build ids and file offsets (the kernel reads
+ * them while the process runs, so a process that has exited since is
+ * named all the same), kernel stacks as addresses; by id
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
+	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+	__uint(map_flags, BPF_F_STACK_BUILD_ID);
+} sight_ustackmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+} sight_kstackmap SEC(".maps");
+
+/* the hits of each (process, user stack, kernel stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct sight_stack_key);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* SIGHT_STACKS when asked */
+} sight_stacks SEC(".maps");
+
+/* stacks=: hits whose stack had no room (map full, id collision) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} sight_dropped SEC(".maps");
 
 /* latency: per target, SIGHT_LAT_STRIDE u64: buckets, then the sum of ns */
 struct {
@@ -80,6 +117,60 @@ static __always_inline void by_count(void)
 	}
 }
 
+static __always_inline void stack_drop(void)
+{
+	__u32 zero = 0;
+	__u64 *v = bpf_map_lookup_elem(&sight_dropped, &zero);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/*
+ * One hit of this process's stacks. A stack that cannot be taken (no room
+ * in the stack map, another stack in its bucket) drops the hit; none to
+ * take (a kernel thread's user stack: -EFAULT) leaves it empty.
+ */
+static __always_inline void stack_count(void *ctx)
+{
+	struct sight_stack_key k = {.ustack = -1, .kstack = -1};
+	__u64 one = 1, *v;
+	long r;
+
+	k.tgid = bpf_get_current_pid_tgid() >> 32;
+	if (stack_flags & SIGHT_STACK_USER) {
+		k.ustack = bpf_get_stackid(ctx, &sight_ustackmap,
+					   BPF_F_USER_STACK);
+		if (k.ustack < 0 && k.ustack != -14 /* EFAULT */)
+			goto drop;
+		if (k.ustack < 0)
+			k.ustack = -1;
+	}
+	if (stack_flags & SIGHT_STACK_KERNEL) {
+		k.kstack = bpf_get_stackid(ctx, &sight_kstackmap, 0);
+		if (k.kstack < 0 && k.kstack != -14)
+			goto drop;
+		if (k.kstack < 0)
+			k.kstack = -1;
+	}
+	v = bpf_map_lookup_elem(&sight_stacks, &k);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	r = bpf_map_update_elem(&sight_stacks, &k, &one, BPF_NOEXIST);
+	if (!r)
+		return;
+	if (r == -17 /* EEXIST: another CPU's first */) {
+		v = bpf_map_lookup_elem(&sight_stacks, &k);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+		return;
+	}
+drop:
+	stack_drop();
+}
+
 /* counter.bpf.c's count(), with @key the link's (or target's) slot */
 static __always_inline void count(void *ctx, __u32 key, int has_regs)
 {
@@ -89,6 +180,8 @@ static __always_inline void count(void *ctx, __u32 key, int has_regs)
 	counter_add(&hits, key, 0);
 	if (by_mode)
 		by_count();
+	if (stack_flags)
+		stack_count(ctx);
 	flags = events_flags(key);
 	if (!flags)
 		return;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 #include "counter.h"
@@ -23,11 +24,12 @@
 #define SIGHT_ATTACH_UPROBE_SESSION 57
 
 /**
- * sight_needed() - does @p ask for more than counting (latency, by=)?
+ * sight_needed() - does @p ask for more than counting (latency, by=,
+ * stacks=)?
  */
 static inline int sight_needed(const struct probe_spec *p)
 {
-	return (p->opts & (OPT_LATENCY | OPT_BY)) != 0;
+	return (p->opts & OPT_SIGHT) != 0;
 }
 
 /**
@@ -38,7 +40,7 @@ static inline int sight_needed(const struct probe_spec *p)
  * latency: uprobe and usdt lines (wildcards too), through uprobe session
  * links or entry/return pairs (sight_use_pair()); kprobe and fentry lines
  * are refused (this build times calls of user code only). by= and latency on fentry, fexit
- * and rawtracepoint lines are refused; stacks= is not built yet.
+ * and rawtracepoint lines are refused, as stacks= there.
  *
  * Return: 0, or -EOPNOTSUPP with @e set.
  */
@@ -125,6 +127,87 @@ int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n);
  */
 int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
 		   __u64 *out);
+
+/**
+ * sight_map_of_prog() - an fd of the map named @name that program
+ * @prog_id uses (from its map ids)
+ * Return: the fd (the caller closes it), or -ENOENT.
+ */
+int sight_map_of_prog(__u32 prog_id, const char *name);
+
+/* A stacks= link's maps, open for one read (sight_stacks.c) */
+struct sight_stacks;
+
+/* One distinct (process, user stack, kernel stack) and its hits */
+struct sight_stack_row {
+	struct sight_stack_key key;
+	__u64 hits;
+};
+
+/**
+ * sight_stacks_open() - the stacks= maps of program @prog_id
+ * Return: 0, -ENOENT (not a stacks= link's program, or gone), -ENOMEM.
+ */
+int sight_stacks_open(__u32 prog_id, struct sight_stacks **out);
+
+/** sight_stacks_close() - close what sight_stacks_open() opened */
+void sight_stacks_close(struct sight_stacks *s);
+
+/**
+ * sight_stacks_rows() - every distinct stack with its hits, and the hits
+ * dropped (no room for their stack)
+ * @rows: out, malloc'd, in no order; @n their count
+ * Return: 0 or -ENOMEM.
+ */
+int sight_stacks_rows(struct sight_stacks *s, struct sight_stack_row **rows,
+		      size_t *n, __u64 *dropped);
+
+/**
+ * sight_stack_ips() - the frames of stack @id, innermost first
+ * @ips: out, SIGHT_STACK_DEPTH addresses
+ * Return: their number (0 for @id -1), or -errno (the id is gone).
+ */
+int sight_stack_ips(struct sight_stacks *s, __s32 id, __u64 *ips);
+
+/**
+ * sight_stack_frames() - the user frames of stack @id, innermost first:
+ * build id and file offset each (or the address, where the kernel could
+ * not read the build id)
+ * @f: out, SIGHT_STACK_DEPTH frames
+ * Return: their number (0 for @id -1), or -errno (the id is gone).
+ */
+int sight_stack_frames(struct sight_stacks *s, __s32 id,
+		       struct bpf_stack_build_id *f);
+
+/* Files by build id, and the mappings of the last process read */
+struct sight_umaps;
+
+/**
+ * sight_umaps_new() - a cache that knows the files the daemon maps
+ * (libc, ld.so); NULL on ENOMEM
+ */
+struct sight_umaps *sight_umaps_new(void);
+
+/**
+ * sight_umaps_add_file() - learn the build id of the ELF file at @path
+ * (the probed file of a uprobe link)
+ * Return: 0, or -errno (no such file, no build id).
+ */
+int sight_umaps_add_file(struct sight_umaps *u, const char *path);
+
+/** sight_umaps_free() - free it (NULL is fine) */
+void sight_umaps_free(struct sight_umaps *u);
+
+/**
+ * sight_user_frame() - a user frame of process @tgid named as the `symbol`
+ * file names a file offset: "FUNC+0xOFF", or "PATH+0xOFF" when no symbol
+ * covers it; "[unknown]" when no file known has its build id (and, for a
+ * frame given as an address, when the process has exited)
+ * @u: the cache; @tgid's mappings are read while it runs
+ * Return: 0, or -ENOENT ("[unknown]" written).
+ */
+int sight_user_frame(struct sight_umaps *u, __u32 tgid,
+		     const struct bpf_stack_build_id *f, char *buf, size_t len);
 
 /**
  * sight_cgroup_path() - the path under the cgroup v2 mount of the cgroup

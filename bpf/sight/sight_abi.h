@@ -23,6 +23,23 @@ struct sight_by_key {
 	char comm[16];
 };
 
+/* stack_flags in .rodata: which stacks stacks= takes */
+#define SIGHT_STACK_USER 1
+#define SIGHT_STACK_KERNEL 2
+
+/* distinct stacks per link; the rest are counted in sight_dropped */
+#define SIGHT_STACKS 16384
+/* frames a stack keeps: the kernel's most (PERF_MAX_STACK_DEPTH) */
+#define SIGHT_STACK_DEPTH 127
+
+/* sight_stacks' key: stack ids in sight_stackmap, -1 for none */
+struct sight_stack_key {
+	__u32 tgid;
+	__s32 ustack;
+	__s32 kstack;
+	__u32 pad;
+};
+
 /* entry/return pairs: threads inside a call at once, per link */
 #define SIGHT_PAIR_THREADS 16384
 

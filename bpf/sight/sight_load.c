@@ -28,9 +28,10 @@ int sight_check(const struct probe_spec *p, struct bl_error *e)
 	bool tracing = p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
 		       p->kind == PROBE_RAWTP;
 
-	if (p->opts & OPT_STACKS)
+	if (tracing && p->opts & OPT_STACKS)
 		return refuse(e, p->stacks_col,
-			      "stacks= is not supported by this build yet");
+			      "stacks= on fentry, fexit and rawtracepoint "
+			      "links is not supported by this build");
 	if (tracing && p->opts & OPT_LATENCY)
 		return refuse(e, p->latency_col,
 			      "latency on fentry is not supported by this "
@@ -144,6 +145,15 @@ static int size_maps(struct sight_bpf *skel, const struct probe_spec *p,
 	if (!err && pair)
 		err = bpf_map__set_max_entries(skel->maps.sight_start,
 					       SIGHT_PAIR_THREADS);
+	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
+		err = bpf_map__set_max_entries(skel->maps.sight_ustackmap,
+					       2 * SIGHT_STACKS);
+	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_KERNEL)
+		err = bpf_map__set_max_entries(skel->maps.sight_kstackmap,
+					       2 * SIGHT_STACKS);
+	if (!err && p->opts & OPT_STACKS)
+		err = bpf_map__set_max_entries(skel->maps.sight_stacks,
+					       SIGHT_STACKS);
 	return err;
 }
 
@@ -167,6 +177,9 @@ static int load(struct counter *c, const struct probe_spec *p,
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->by_mode = p->opts & OPT_BY ? (__u32)p->by : 0;
 	skel->rodata->first_slot = first_slot;
+	skel->rodata->stack_flags =
+		(p->opts & OPT_STACKS ? p->stacks : 0) &
+		(SIGHT_STACK_USER | SIGHT_STACK_KERNEL);
 	pick(skel, p, pair, run);
 	for (i = 0; i < 2 && run[i] && !err; i++)
 		err = bpf_program__set_expected_attach_type(run[i],

@@ -20,8 +20,7 @@
 
 #define SIGHT_MAX_MAPS 16
 
-/* An fd of the map named @name that program @prog_id uses, or -ENOENT. */
-static int map_of_prog(__u32 prog_id, const char *name)
+int sight_map_of_prog(__u32 prog_id, const char *name)
 {
 	__u32 ids[SIGHT_MAX_MAPS], len, i;
 	struct bpf_prog_info pi;
@@ -82,7 +81,7 @@ static size_t by_collect(int fd, struct sight_by_row *rows, size_t cap)
 
 int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n)
 {
-	int fd = map_of_prog(prog_id, "sight_by");
+	int fd = sight_map_of_prog(prog_id, "sight_by");
 	struct sight_by_row *r;
 
 	if (fd < 0)
@@ -118,12 +117,12 @@ static __u32 prog_of_link(__u32 link_id)
 int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
 		   __u64 *out)
 {
-	int fd = map_of_prog(prog_id, "sight_lat"), err = 0;
+	int fd = sight_map_of_prog(prog_id, "sight_lat"), err = 0;
 	__u32 i, n = ntargets * SIGHT_LAT_STRIDE;
 
 	/* an entry link's program keeps no times: its return link's does */
 	if (fd == -ENOENT && partner && (prog_id = prog_of_link(partner)))
-		fd = map_of_prog(prog_id, "sight_lat");
+		fd = sight_map_of_prog(prog_id, "sight_lat");
 	if (fd < 0)
 		return fd;
 	for (i = 0; i < n && !err; i++)

@@ -3,6 +3,8 @@
 # latency and by= (the options of a probe line that show more than a
 # count): two processes with known call counts give exactly those hits_by
 # lines (their pids from $!, their comm, their cgroup from /proc); a
+# fixture built with frame pointers gives its call chain in stacks, a
+# system call's kernel stack passes through the syscall entry; a
 # function that sleeps a known time lands its calls in the bucket that
 # time falls in, and Debian's bpftrace (uprobe/uretprobe, nsecs, hist())
 # finds the same busiest bucket for the same calls; a pattern gives one
@@ -194,6 +196,44 @@ assert_eq "pattern: sight_hit's calls" 2 "$(sed -n '/^@\[sight_hit/,/^$/p' \
 assert_eq "pattern: hits" 5 "$(cat "$MNT/$id/hits")"
 echo "-$id" >"$MNT/control"
 
+# --- stacks=user: main -> sight_outer -> sight_middle -> sight_leaf, built
+# with frame pointers, named after the fixture has exited ---
+id=$(mk "u:$FIX:sight_leaf stacks=user") || fail "stacks=user link"
+"$FIX" chain 7 >/dev/null
+st=$(cat "$MNT/$id/stacks")
+chain=$(grep -o 'main+0x[0-9a-f]*;sight_outer+0x[0-9a-f]*;sight_middle+0x[0-9a-f]*;sight_leaf+0x0 [0-9]*$' <<<"$st")
+assert_match "stacks=user: the folded chain, outermost first, 7 calls" \
+	' 7$' "$chain"
+# each return address inside its function (readelf's symbol sizes)
+for f in $(tr ';' ' ' <<<"${chain% *}"); do
+	sym=${f%+*}
+	off=$((${f#*+}))
+	size=$(readelf -sW "$FIX" | awk -v s="$sym" '$8 == s && $4 == "FUNC" { print $3; exit }')
+	assert_true "stacks=user: $f within $sym ($size bytes)" \
+		test -n "$size" -a "$off" -lt "$((size))"
+done
+echo "-$id" >"$MNT/control"
+
+# --- stacks=kernel of a system call's tracepoint: through the syscall
+# entry, every frame a function of /proc/kallsyms ---
+id=$(mk "t:syscalls:sys_enter_getppid stacks=kernel") || fail "stacks=kernel"
+python3 -c 'import os
+for _ in range(5): os.getppid()'
+st=$(cat "$MNT/$id/stacks")
+assert_match "stacks=kernel: through the syscall entry" \
+	'(entry_SYSCALL_64|do_syscall_64|el0_svc|invoke_syscall)' "$st"
+bad=$(head -1 <<<"$st" | cut -d' ' -f1 | tr ';' '\n' | sed 's/+0x[0-9a-f]*$//' |
+	while read -r fn; do
+		grep -qE " [tTwW] $fn( |$)" /proc/kallsyms || echo "$fn"
+	done)
+assert_eq "stacks=kernel: every frame in /proc/kallsyms" "" "$bad"
+hits=$(cat "$MNT/$id/hits")
+sum=$(awk '/^#/ { next } { s += $NF } END { print s + 0 }' <<<"$st")
+dropped=$(sed -n 's/^# dropped //p' <<<"$st")
+assert_true "stacks=kernel: lines + dropped ($sum + ${dropped:-0}) <= hits ($hits)" \
+	test $((sum + ${dropped:-0})) -le "$hits"
+echo "-$id" >"$MNT/control"
+
 # --- refused: errno and caret ---
 err() { echo "$1" 2>&1 >"$MNT/control"; }
 out=$(err "t:sched:sched_switch latency" 2>&1)
@@ -201,8 +241,8 @@ assert_match "latency on a tracepoint: EINVAL" "Invalid argument" "$out"
 assert_match "latency on a tracepoint: caret" \
 	"Command: t:sched:sched_switch latency"$'\n'" {32}\^" \
 	"$(tail -2 "$MNT/error_log")"
-out=$(err "u:$FIX:sight_hit stacks=user" 2>&1)
-assert_match "stacks=: EOPNOTSUPP" "not supported" "$out"
+out=$(err "rt:sched_switch stacks=user" 2>&1)
+assert_match "stacks= on a raw tracepoint: EOPNOTSUPP" "not supported" "$out"
 out=$(err "u:$FIX:sight_hit by=tid" 2>&1)
 assert_match "by=tid: EINVAL" "Invalid argument" "$out"
 assert_match "by=tid: its message" "by= takes pid\|comm\|cgroup" \

@@ -5,7 +5,9 @@
  * how many calls it timed itself (CLOCK_MONOTONIC around each call) in
  * each power-of-two bucket of ns, `LOG2 COUNT` a line (bucket i holds
  * [2^(i-1), 2^i) ns, as bpftrace's hist());
- * `sight_fixture hit N` calls sight_hit() N times; `sight_fixture wait
+ * `sight_fixture hit N` calls sight_hit() N times; `sight_fixture chain N`
+ * calls main -> sight_outer -> sight_middle -> sight_leaf N times (built
+ * with frame pointers, for stacks=); `sight_fixture wait
  * FILE hit N` first waits until FILE exists (so a test knows its pid
  * before it calls). Built -O0 with noinline: each function has its own
  * entry and return.
@@ -51,6 +53,23 @@ static unsigned int bucket(unsigned long long ns)
 	return b;
 }
 
+__attribute__((noinline)) void sight_leaf(unsigned long i)
+{
+	sink += i;
+}
+
+__attribute__((noinline)) void sight_middle(unsigned long i)
+{
+	sight_leaf(i);
+	sink++;
+}
+
+__attribute__((noinline)) void sight_outer(unsigned long i)
+{
+	sight_middle(i);
+	sink++;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long i, n, us, buckets[65] = {0};
@@ -71,6 +90,8 @@ int main(int argc, char **argv)
 			t = now_ns();
 			sight_sleep(us);
 			buckets[bucket(now_ns() - t)]++;
+		} else if (!strcmp(argv[1], "chain")) {
+			sight_outer(i);
 		} else {
 			sight_hit(i);
 		}
