@@ -37,17 +37,33 @@ struct {
 } sight_by SEC(".maps");
 
 /*
- * stacks=: user stacks as build ids and file offsets (the kernel reads
- * them while the process runs, so a process that has exited since is
- * named all the same), kernel stacks as addresses; by id
+ * stacks=: stacks by id, as addresses (the cost of bpftrace's ustack and
+ * kstack); and for each user stack, once, when it is first seen, the same
+ * stack as build ids and file offsets, which name its frames after the
+ * process has exited (the kernel reads the build ids: too dear per hit)
  */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+} sight_ustackmap SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
 	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
 	__uint(map_flags, BPF_F_STACK_BUILD_ID);
-} sight_ustackmap SEC(".maps");
+} sight_ubidmap SEC(".maps");
+
+/* a user stack's id in sight_ustackmap -> its id in sight_ubidmap */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __s32);
+	__uint(max_entries, 1); /* SIGHT_STACKS when asked */
+} sight_ubid SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -126,6 +142,18 @@ static __always_inline void stack_drop(void)
 		__sync_fetch_and_add(v, 1);
 }
 
+/* A user stack first seen: its build-id form too, once per stack id */
+static __always_inline void ubid_note(void *ctx, __u32 ustack)
+{
+	__s32 bid;
+
+	if (bpf_map_lookup_elem(&sight_ubid, &ustack))
+		return;
+	bid = bpf_get_stackid(ctx, &sight_ubidmap, BPF_F_USER_STACK);
+	if (bid >= 0)
+		bpf_map_update_elem(&sight_ubid, &ustack, &bid, BPF_NOEXIST);
+}
+
 /*
  * One hit of this process's stacks. A stack that cannot be taken (no room
  * in the stack map, another stack in its bucket) drops the hit; none to
@@ -159,8 +187,11 @@ static __always_inline void stack_count(void *ctx)
 		return;
 	}
 	r = bpf_map_update_elem(&sight_stacks, &k, &one, BPF_NOEXIST);
-	if (!r)
+	if (!r) {
+		if (k.ustack >= 0)
+			ubid_note(ctx, k.ustack);
 		return;
+	}
 	if (r == -17 /* EEXIST: another CPU's first */) {
 		v = bpf_map_lookup_elem(&sight_stacks, &k);
 		if (v)

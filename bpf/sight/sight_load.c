@@ -148,6 +148,12 @@ static int size_maps(struct sight_bpf *skel, const struct probe_spec *p,
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
 		err = bpf_map__set_max_entries(skel->maps.sight_ustackmap,
 					       2 * SIGHT_STACKS);
+	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
+		err = bpf_map__set_max_entries(skel->maps.sight_ubidmap,
+					       2 * SIGHT_STACKS);
+	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
+		err = bpf_map__set_max_entries(skel->maps.sight_ubid,
+					       SIGHT_STACKS);
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_KERNEL)
 		err = bpf_map__set_max_entries(skel->maps.sight_kstackmap,
 					       2 * SIGHT_STACKS);

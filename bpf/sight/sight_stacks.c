@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -26,7 +27,7 @@
 #include "uprobe_target.h"
 
 struct sight_stacks {
-	int ustack_fd, kstack_fd, stacks_fd, dropped_fd;
+	int ustack_fd, ubidmap_fd, ubid_fd, kstack_fd, stacks_fd, dropped_fd;
 };
 
 int sight_stacks_open(__u32 prog_id, struct sight_stacks **out)
@@ -36,11 +37,13 @@ int sight_stacks_open(__u32 prog_id, struct sight_stacks **out)
 	if (!s)
 		return -ENOMEM;
 	s->ustack_fd = sight_map_of_prog(prog_id, "sight_ustackmap");
+	s->ubidmap_fd = sight_map_of_prog(prog_id, "sight_ubidmap");
+	s->ubid_fd = sight_map_of_prog(prog_id, "sight_ubid");
 	s->kstack_fd = sight_map_of_prog(prog_id, "sight_kstackmap");
 	s->stacks_fd = sight_map_of_prog(prog_id, "sight_stacks");
 	s->dropped_fd = sight_map_of_prog(prog_id, "sight_dropped");
-	if (s->ustack_fd < 0 || s->kstack_fd < 0 || s->stacks_fd < 0 ||
-	    s->dropped_fd < 0) {
+	if (s->ustack_fd < 0 || s->ubidmap_fd < 0 || s->ubid_fd < 0 ||
+	    s->kstack_fd < 0 || s->stacks_fd < 0 || s->dropped_fd < 0) {
 		sight_stacks_close(s);
 		return -ENOENT;
 	}
@@ -54,6 +57,10 @@ void sight_stacks_close(struct sight_stacks *s)
 		return;
 	if (s->ustack_fd >= 0)
 		close(s->ustack_fd);
+	if (s->ubidmap_fd >= 0)
+		close(s->ubidmap_fd);
+	if (s->ubid_fd >= 0)
+		close(s->ubid_fd);
 	if (s->kstack_fd >= 0)
 		close(s->kstack_fd);
 	if (s->stacks_fd >= 0)
@@ -102,16 +109,36 @@ int sight_stack_ips(struct sight_stacks *s, __s32 id, __u64 *ips)
 	return n;
 }
 
+/* Stack @id of the address map @fd as frames given by address */
+static int frames_of_ips(int fd, __s32 id, struct bpf_stack_build_id *f)
+{
+	__u64 ips[SIGHT_STACK_DEPTH];
+	int n;
+
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(fd, &id, ips))
+		return -errno;
+	for (n = 0; n < SIGHT_STACK_DEPTH && ips[n]; n++) {
+		f[n].status = BPF_STACK_BUILD_ID_IP;
+		f[n].ip = ips[n];
+	}
+	return n;
+}
+
 int sight_stack_frames(struct sight_stacks *s, __s32 id,
 		       struct bpf_stack_build_id *f)
 {
+	__s32 bid;
 	int n;
 
 	if (id < 0)
 		return 0;
 	memset(f, 0, SIGHT_STACK_DEPTH * sizeof(*f));
-	if (bpf_map_lookup_elem(s->ustack_fd, &id, f))
-		return -errno;
+	/* the build-id form, taken when the stack was first seen; else the
+	 * addresses, named while the process runs */
+	if (bpf_map_lookup_elem(s->ubid_fd, &id, &bid) ||
+	    bpf_map_lookup_elem(s->ubidmap_fd, &bid, f))
+		return frames_of_ips(s->ustack_fd, id, f);
 	for (n = 0; n < SIGHT_STACK_DEPTH &&
 		    f[n].status != BPF_STACK_BUILD_ID_EMPTY;
 	     n++)
@@ -143,10 +170,15 @@ struct sight_umaps {
 /* The GNU build id of the ELF file at @path into @id (zero-padded) */
 static int build_id_of(const char *path, unsigned char *id)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
+	int fd, ret = -ENOENT;
 	Elf_Scn *scn = NULL;
+	struct stat st;
 	Elf *e;
 
+	/* a regular file only: opening a mapped device can block or act */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);

@@ -85,6 +85,18 @@ echo "-$id" >"$MNT/control"
 id=$(mk "u:$FIX:sight_sleep latency") || fail "latency link"
 have_bt=0
 bt=
+# stop_bt: SIGINT (it prints its maps), SIGKILL if it has not ended in 20 s
+stop_bt() {
+	local i
+	kill -INT "$bt" 2>/dev/null
+	for i in $(seq 200); do
+		kill -0 "$bt" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$bt" 2>/dev/null && kill -9 "$bt" && echo "# bpftrace killed" >&2
+	wait "$bt" 2>/dev/null
+	bt=
+}
 if command -v bpftrace >/dev/null; then
 	# "ready" once its probes fire (it says Attaching before they do)
 	bpftrace -e "uprobe:$FIX:sight_hit { printf(\"ready\\n\"); }
@@ -123,13 +135,12 @@ fixb=$(awk '$1 != "sink" && $2 > m { m = $2; b = $1 } END { print b }' \
 assert_eq "latency: busiest bucket as the fixture timed its calls" \
 	"$((1 << (fixb - 1)))" "$(busiest <<<"$lat")"
 if [ "$have_bt" = 1 ]; then
-	kill -INT "$bt"
-	wait "$bt"
+	stop_bt
 	grep -q '^\[' "$WORK/bt.out" || cat "$WORK/bt.out" "$WORK/bt.err" >&2
 	assert_eq "latency: bpftrace's busiest bucket" \
 		"$(busiest <"$WORK/bt.out")" "$(busiest <<<"$lat")"
 else
-	[ -n "${bt:-}" ] && kill "$bt" 2>/dev/null && wait "$bt" 2>/dev/null
+	[ -n "${bt:-}" ] && stop_bt
 	echo "# bpftrace not runnable here: its comparison skipped"
 fi
 
