@@ -245,7 +245,8 @@ static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
 		type = sight_session_attach_type();
 	else if (!is_uprobe(p))
 		type = COUNTER_ATTACH_KPROBE_MULTI;
-	fd = type < 0 ? type : sight_prog_load(owned_counter(o), p, slot, n, type);
+	fd = type < 0 ? type
+		      : sight_prog_load(owned_counter(o), p, slot, n, type);
 	if (fd < 0)
 		snprintf(e->msg, sizeof(e->msg),
 			 "cannot load the built-in program with %s: %s",
@@ -365,8 +366,8 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
  */
 static int multi_pair_return(struct owned *o, const struct probe_spec *p,
 			     const struct multi_targets *t, int rfd,
-			     const __u64 *cookies, const char *line,
-			     size_t len, __u32 entry_id, struct bl_error *e)
+			     const __u64 *cookies, const char *line, size_t len,
+			     __u32 entry_id, struct bl_error *e)
 {
 	struct probe_spec *ret = malloc(sizeof(*ret));
 	int lfd, err = ret ? 0 : -ENOMEM;
@@ -428,8 +429,8 @@ static int multi_pair_make(struct owned *o, const struct probe_spec *p,
 		err = multi_register(o, p, t, slot, line, len, &lfd, e, id);
 	if (lfd >= 0 && err) /* else the registry holds it */
 		close(lfd);
-	if (!err && (err = multi_pair_return(o, p, t, rfd, cookies, line, len,
-					     *id, e)))
+	if (!err &&
+	    (err = multi_pair_return(o, p, t, rfd, cookies, line, len, *id, e)))
 		owned_remove(o, *id); /* the reaper frees the slots */
 	else if (err)
 		for (i = 0; i < t->m.n; i++)

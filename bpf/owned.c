@@ -67,7 +67,7 @@ struct owned {
 	struct pin_owner as_owner;  /* this registry as pin.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
-	bool stopping; /* owned_close(): the reapers end */
+	bool stopping;	    /* owned_close(): the reapers end */
 	bool latency_pairs; /* owned_set_latency_pairs() */
 };
 

@@ -428,8 +428,8 @@ static int option_word(struct lexer *lx, const char *key,
 			*out = words[i].value;
 			return 0;
 		}
-	return lex_fail(lx, -EINVAL, b, "%s= takes %s|%s|%s, not " TOK_FMT,
-			key, words[0].word, words[1].word, words[2].word,
+	return lex_fail(lx, -EINVAL, b, "%s= takes %s|%s|%s, not " TOK_FMT, key,
+			words[0].word, words[1].word, words[2].word,
 			TOK_ARGS(lx, b, e));
 }
 

@@ -339,8 +339,8 @@ static void target_counters(struct metrics *m, const struct link_view *v)
 #define LAT_LE_MAX 40
 
 /* A latency sample of @suffix with the link's id and target labels */
-static struct sbuf *lat_sample(struct metrics *m, const char *suffix,
-			       __u32 id, const char *target)
+static struct sbuf *lat_sample(struct metrics *m, const char *suffix, __u32 id,
+			       const char *target)
 {
 	struct sbuf *s = sample(m, FAM_LATENCY);
 

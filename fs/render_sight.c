@@ -51,7 +51,10 @@ static void put_esc(struct out *o, const char *s, size_t n)
 
 	for (i = 0; i < n && s[i]; i++) {
 		char c = s[i];
-		char esc = c == '\t' ? 't' : c == '\n' ? 'n' : c == '\\' ? '\\' : 0;
+		char esc = c == '\t'   ? 't'
+			   : c == '\n' ? 'n'
+			   : c == '\\' ? '\\'
+				       : 0;
 
 		if (esc)
 			put_c(o, '\\');
@@ -183,8 +186,8 @@ int json_hits_by(const struct link_view *v, struct sbuf *s)
 		} else {
 			json_key(s, true, "cgroup");
 			if (sight_cgroup_path(k->id, path, sizeof(path)))
-				snprintf(path, sizeof(path),
-					 "cgroup:%" PRIu64, (uint64_t)k->id);
+				snprintf(path, sizeof(path), "cgroup:%" PRIu64,
+					 (uint64_t)k->id);
 			sbuf_put_json_string(s, path, strlen(path));
 		}
 		json_key(s, false, "hits");
@@ -339,8 +342,7 @@ int render_latency(const struct link_view *v, char *buf, size_t len)
  * "low", "high" (bucket @i's [low, high) in ns, in decimal: 2^64 does not
  * fit a u64) and "count", and the object's end; @first: no key before
  */
-static void json_bucket(struct sbuf *s, bool first, unsigned int i,
-			__u64 count)
+static void json_bucket(struct sbuf *s, bool first, unsigned int i, __u64 count)
 {
 	json_key(s, first, "low");
 	sbuf_put_u64(s, i < 2 ? i : (uint64_t)1 << (i - 1));

@@ -43,7 +43,11 @@ static void put_frame(struct sbuf *b, const char *name, bool first)
 	for (p = name; *p; p++) {
 		if (*p == '\t' || *p == '\n' || *p == '\\') {
 			sbuf_put(b, "\\", 1);
-			sbuf_put(b, *p == '\t' ? "t" : *p == '\n' ? "n" : "\\", 1);
+			sbuf_put(b,
+				 *p == '\t'   ? "t"
+				 : *p == '\n' ? "n"
+					      : "\\",
+				 1);
 		} else {
 			sbuf_put(b, *p == ';' ? ":" : p, 1);
 		}
@@ -63,8 +67,8 @@ static bool put_stack(struct stacks_read *r, struct sbuf *b, __s32 id,
 		if (user)
 			sight_user_frame(r->umaps, tgid, &r->frames[i], name,
 					 sizeof(name));
-		else if (!r->ks || ksyms_name(r->ks, r->ips[i], name,
-					      sizeof(name)))
+		else if (!r->ks ||
+			 ksyms_name(r->ks, r->ips[i], name, sizeof(name)))
 			snprintf(name, sizeof(name), "[unknown]");
 		put_frame(b, name, first);
 	}

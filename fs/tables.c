@@ -195,7 +195,8 @@ static void json_custom(struct sbuf *s, size_t i, const struct link_view *v)
 	size_t n;
 	char *p;
 
-	if (!link_file_applies(i, v) || link_files[i].json_render(v, &val) < 0) {
+	if (!link_file_applies(i, v) ||
+	    link_files[i].json_render(v, &val) < 0) {
 		free(val.p);
 		return;
 	}

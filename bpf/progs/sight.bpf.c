@@ -22,8 +22,8 @@
 #include "events_common.h"
 #include "../sight/sight_abi.h"
 
-const volatile __u32 by_mode = 0;    /* SIGHT_BY_* */
-const volatile __u32 first_slot = 0; /* multi links: target 0's slot */
+const volatile __u32 by_mode = 0;     /* SIGHT_BY_* */
+const volatile __u32 first_slot = 0;  /* multi links: target 0's slot */
 const volatile __u32 stack_flags = 0; /* SIGHT_STACK_* */
 
 COUNTER_HITS_MAP(hits);
@@ -52,7 +52,8 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
+	__uint(value_size,
+	       SIGHT_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
 	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
 	__uint(map_flags, BPF_F_STACK_BUILD_ID);
 } sight_ubidmap SEC(".maps");

@@ -39,8 +39,8 @@ static inline int sight_needed(const struct probe_spec *p)
  *
  * latency: uprobe and usdt lines (wildcards too), through uprobe session
  * links or entry/return pairs (sight_use_pair()); kprobe and fentry lines
- * are refused (this build times calls of user code only). by= and latency on fentry, fexit
- * and rawtracepoint lines are refused, as stacks= there.
+ * are refused (this build times calls of user code only). by= and latency on
+ * fentry, fexit and rawtracepoint lines are refused, as stacks= there.
  *
  * Return: 0, or -EOPNOTSUPP with @e set.
  */
@@ -125,8 +125,7 @@ int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n);
  *       nothing: the map is shared by all CPUs
  * Return: 0, -ENOENT (no latency map), or -errno from bpf(2).
  */
-int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
-		   __u64 *out);
+int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets, __u64 *out);
 
 /**
  * sight_map_of_prog() - an fd of the map named @name that program

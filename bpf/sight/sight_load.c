@@ -183,9 +183,8 @@ static int load(struct counter *c, const struct probe_spec *p,
 		return errno ? -errno : -ENOMEM;
 	skel->rodata->by_mode = p->opts & OPT_BY ? (__u32)p->by : 0;
 	skel->rodata->first_slot = first_slot;
-	skel->rodata->stack_flags =
-		(p->opts & OPT_STACKS ? p->stacks : 0) &
-		(SIGHT_STACK_USER | SIGHT_STACK_KERNEL);
+	skel->rodata->stack_flags = (p->opts & OPT_STACKS ? p->stacks : 0) &
+				    (SIGHT_STACK_USER | SIGHT_STACK_KERNEL);
 	pick(skel, p, pair, run);
 	for (i = 0; i < 2 && run[i] && !err; i++)
 		err = bpf_program__set_expected_attach_type(run[i],

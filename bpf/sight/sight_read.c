@@ -114,8 +114,7 @@ static __u32 prog_of_link(__u32 link_id)
 	return li.prog_id;
 }
 
-int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets,
-		   __u64 *out)
+int sight_lat_read(__u32 prog_id, __u32 partner, uint32_t ntargets, __u64 *out)
 {
 	int fd = sight_map_of_prog(prog_id, "sight_lat"), err = 0;
 	__u32 i, n = ntargets * SIGHT_LAT_STRIDE;
@@ -155,9 +154,9 @@ static int cgroup_find(int dir, __u64 id, char *path, size_t plen, size_t len,
 			continue;
 		if (de->d_ino == id)
 			ret = 0;
-		else if (depth < 64 &&
-			 (sub = openat(dirfd(d), de->d_name,
-				       O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		else if (depth < 64 && (sub = openat(dirfd(d), de->d_name,
+						     O_RDONLY | O_DIRECTORY |
+							     O_CLOEXEC)) >= 0)
 			ret = cgroup_find(sub, id, path, plen + w, len,
 					  depth + 1);
 	}

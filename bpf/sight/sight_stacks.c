@@ -139,8 +139,8 @@ int sight_stack_frames(struct sight_stacks *s, __s32 id,
 	if (bpf_map_lookup_elem(s->ubid_fd, &id, &bid) ||
 	    bpf_map_lookup_elem(s->ubidmap_fd, &bid, f))
 		return frames_of_ips(s->ustack_fd, id, f);
-	for (n = 0; n < SIGHT_STACK_DEPTH &&
-		    f[n].status != BPF_STACK_BUILD_ID_EMPTY;
+	for (n = 0;
+	     n < SIGHT_STACK_DEPTH && f[n].status != BPF_STACK_BUILD_ID_EMPTY;
 	     n++)
 		;
 	return n;
@@ -344,13 +344,11 @@ static void name_offset(const char *path, const char *shown, __u64 off,
 			char *buf, size_t len)
 {
 	if (uprobe_symbolize(path, off, buf, len))
-		snprintf(buf, len, "%s+0x%llx", shown,
-			 (unsigned long long)off);
+		snprintf(buf, len, "%s+0x%llx", shown, (unsigned long long)off);
 }
 
 /* A frame given as an address: through the process's mappings */
-static int frame_by_ip(struct sight_umaps *u, __u64 ip, char *buf,
-		       size_t len)
+static int frame_by_ip(struct sight_umaps *u, __u64 ip, char *buf, size_t len)
 {
 	char mf[96];
 	size_t i;
@@ -363,8 +361,8 @@ static int frame_by_ip(struct sight_umaps *u, __u64 ip, char *buf,
 		return -ENOENT;
 	}
 	map_file(u, i, mf, sizeof(mf));
-	name_offset(mf, u->v[i].path, ip - u->v[i].start + u->v[i].pgoff,
-		    buf, len);
+	name_offset(mf, u->v[i].path, ip - u->v[i].start + u->v[i].pgoff, buf,
+		    len);
 	return 0;
 }
 
