@@ -17,6 +17,16 @@ HERE=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 source "$HERE/lib.sh"
 
 bl_setup
+NE_PID= PROM_PID=
+sight_cleanup() {
+	local p
+	for p in $NE_PID $PROM_PID; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	bl_cleanup
+}
+trap sight_cleanup EXIT
 [ -d /sys/bus/event_source/devices/uprobe ] || skip "no uprobe PMU"
 [ -x "${SIGHT_FIXTURE:-}" ] || skip "\$SIGHT_FIXTURE is not set"
 FIX=$(readlink -f "$SIGHT_FIXTURE")
@@ -189,6 +199,74 @@ c = re.search(r'^bpflinkfs_link_latency_seconds_count\{id="%s",[^}]*\} (\d+)$' %
 assert c and int(c.group(1)) == 20, c
 PY
 	fail "metrics.prom: the histogram is not the latency file's buckets"
+
+# --- a real Prometheus scrapes it (node-exporter's textfile collector on
+# the mount): histogram_quantile(0.5) lies in the bucket of the fixture's
+# own median call ---
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+http_ok() {
+	python3 -c 'import sys, urllib.request
+urllib.request.urlopen(sys.argv[1], timeout=5).read()' "$1" 2>/dev/null
+}
+# promql QUERY: the value of the first result of an instant query
+promql() {
+	python3 - "http://127.0.0.1:$PROM_PORT/api/v1/query" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = sys.argv[1] + "?" + urllib.parse.urlencode({"query": sys.argv[2]})
+try:
+    r = json.load(urllib.request.urlopen(url, timeout=5))
+except Exception as e:
+    sys.exit(str(e))
+res = r.get("data", {}).get("result", [])
+if r.get("status") == "success" and res:
+    print(res[0]["value"][1])
+PY
+}
+if command -v prometheus >/dev/null &&
+	command -v prometheus-node-exporter >/dev/null; then
+	NE_PORT=$(free_port)
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$MNT" >"$WORK/ne.log" 2>&1 &
+	NE_PID=$!
+	PROM_PORT=$(free_port)
+	cat >"$WORK/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: bpflinkfs
+    static_configs:
+      - targets: ['127.0.0.1:$NE_PORT']
+YML
+	prometheus --config.file="$WORK/prometheus.yml" \
+		--storage.tsdb.path="$WORK/tsdb" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prom.log" 2>&1 &
+	PROM_PID=$!
+	q=
+	for i in $(seq 300); do
+		http_ok "http://127.0.0.1:$PROM_PORT/-/ready" &&
+			q=$(promql "histogram_quantile(0.5, bpflinkfs_link_latency_seconds_bucket{id=\"$id\"})")
+		[ -n "$q" ] && [ "$q" != NaN ] && break
+		sleep 0.1
+	done
+	# the fixture's median call: the bucket where its count reaches 10
+	mb=$(awk '$1 != "sink" { c += $2; if (c >= 10) { print $1; exit } }' \
+		"$WORK/fix.out")
+	assert_true "Prometheus: histogram_quantile(0.5) ($q s) in [2^$((mb - 1)), 2^$mb) ns" \
+		python3 -c 'import sys
+q, b = float(sys.argv[1]), int(sys.argv[2])
+sys.exit(not 2 ** (b - 1) * 1e-9 <= q <= 2 ** b * 1e-9)' "${q:-nan}" "$mb"
+	kill "$PROM_PID" "$NE_PID"
+	wait "$PROM_PID" "$NE_PID" 2>/dev/null
+	PROM_PID= NE_PID=
+else
+	echo "# prometheus or node-exporter not installed: no PromQL check"
+fi
 
 echo "-$id" >"$MNT/control"
 
