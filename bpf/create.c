@@ -18,7 +18,6 @@
 #include "counter.h"
 #include "create.h"
 #include "register.h"
-#include "multi_create.h"
 #include "resolve.h"
 #include "sight.h"
 #include "tracing.h"
@@ -384,15 +383,6 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
 		if (!err && ut->warning[0])
 			snprintf(warning, warning_len, "%s", ut->warning);
-		/* latency: a uprobe session link of one target */
-		if (!err && p->opts & OPT_LATENCY &&
-		    !sight_use_pair(p, owned_latency_pairs(o))) {
-			struct usdt_location one = {.offset = ut->offset};
-
-			err = usdt_multi_create(o, p, ut->path, &one, 1, line,
-						len, made, e);
-			goto out;
-		}
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
 	if (n < 0)

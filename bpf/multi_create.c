@@ -22,11 +22,11 @@
 #include "attach.h"
 #include "counter.h"
 #include "multi_create.h"
-#include "sight.h"
 #include "multi_info.h"
 #include "owned.h"
 #include "register.h"
 #include "resolve.h"
+#include "sight.h"
 #include "uprobe_target.h"
 
 #define BPF_CMD_LINK_CREATE 28 /* enum bpf_cmd BPF_LINK_CREATE */
@@ -571,6 +571,27 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		free(t->ref_ctr_offsets);
 	}
 	free(t);
+	e->err = err;
+	return err;
+}
+
+int session_probe_create(struct owned *o, const struct probe_spec *p,
+			 const char *line, size_t len, pid_t pid,
+			 struct id_list *made, struct path_memo *memo,
+			 struct bl_error *e, char *warning, size_t warning_len)
+{
+	struct uprobe_target *ut = calloc(1, sizeof(*ut));
+	struct usdt_location one = {0};
+	int err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
+
+	if (!err && ut->warning[0])
+		snprintf(warning, warning_len, "%s", ut->warning);
+	if (!err) {
+		one.offset = ut->offset;
+		err = usdt_multi_create(o, p, ut->path, &one, 1, line, len,
+					made, e);
+	}
+	free(ut);
 	e->err = err;
 	return err;
 }

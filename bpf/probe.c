@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "multi_create.h"
+#include "owned.h"
 #include "probe.h"
 #include "sight.h"
 #include "tracing_glob.h"
@@ -27,6 +28,10 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 	if (p->kind == PROBE_USDT)
 		return usdt_probe_create(o, p, line, len, pid, made, memo, e,
 					 warning, warning_len);
+	if (p->kind == PROBE_UPROBE && !p->wildcard && p->opts & OPT_LATENCY &&
+	    !sight_use_pair(p, owned_latency_pairs(o)))
+		return session_probe_create(o, p, line, len, pid, made, memo, e,
+					    warning, warning_len);
 	if (p->wildcard) {
 		e->err = 0;
 		e->column = 0;
