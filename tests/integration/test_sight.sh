@@ -68,6 +68,20 @@ assert_eq "by=pid: one line per process, busiest first" "$want" \
 assert_eq "by=pid: hits" 14 "$(cat "$MNT/$id/hits")"
 echo "-$id" >"$MNT/control"
 
+# --- by=pid past its 10,240 keys: the least recently hit are evicted and
+# summed in `# other N`; the lines and other add up to hits ---
+id=$(mk "u:$FIX:sight_hit by=pid") || fail "by=pid bound link"
+"$FIX" fork 10400 || fail "fixture: 10,400 processes"
+hb=$(cat "$MNT/$id/hits_by")
+lines=$(grep -vc '^#' <<<"$hb")
+other=$(sed -n 's/^# other //p' <<<"$hb")
+sum=$(grep -v '^#' <<<"$hb" | awk -F'\t' '{ s += $NF } END { print s + 0 }')
+assert_eq "by=pid bound: hits" 10400 "$(cat "$MNT/$id/hits")"
+assert_true "by=pid bound: at most 10,240 lines ($lines)" test "$lines" -le 10240
+assert_true "by=pid bound: # other is last" test "$(tail -1 <<<"$hb" | cut -c1-8)" = "# other "
+assert_eq "by=pid bound: lines + other = hits" 10400 $((sum + ${other:-0}))
+echo "-$id" >"$MNT/control"
+
 # --- by=comm and by=cgroup: the same calls, other keys ---
 id=$(mk "u:$FIX:sight_hit by=comm") || fail "by=comm link"
 "$FIX" hit 4 >/dev/null

@@ -7,7 +7,8 @@
  * [2^(i-1), 2^i) ns, as bpftrace's hist());
  * `sight_fixture hit N` calls sight_hit() N times; `sight_fixture chain N`
  * calls main -> sight_outer -> sight_middle -> sight_leaf N times (built
- * with frame pointers, for stacks=); `sight_fixture wait
+ * with frame pointers, for stacks=); `sight_fixture fork N` makes N
+ * processes one after another, each calling sight_hit() once; `sight_fixture wait
  * FILE hit N` first waits until FILE exists (so a test knows its pid
  * before it calls). Built -O0 with noinline: each function has its own
  * entry and return.
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -70,6 +72,28 @@ __attribute__((noinline)) void sight_outer(unsigned long i)
 	sink++;
 }
 
+/* @n processes, each calling sight_hit() once; 0 when all did */
+static int forks(unsigned long n)
+{
+	unsigned long i;
+	int st;
+
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			return 1;
+		if (!p) {
+			sight_hit(i);
+			_exit(0);
+		}
+		if (waitpid(p, &st, 0) != p || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long i, n, us, buckets[65] = {0};
@@ -84,6 +108,8 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	n = strtoul(argv[2], NULL, 0);
+	if (!strcmp(argv[1], "fork"))
+		return forks(n);
 	us = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
 	for (i = 0; i < n; i++) {
 		if (!strcmp(argv[1], "sleep")) {
