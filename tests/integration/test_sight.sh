@@ -401,6 +401,33 @@ echo "-$id" >"$MNT/control"
 assert_eq "pair pattern: removing the entry link removes both" "" \
 	"$(cat "$MNT/control")"
 
+# --- stacks=kernel per reader: names for root, [unknown] for a reader
+# who may not see kernel addresses (the rule of addr) ---
+bl_stop_daemon
+rmdir "$MNT"
+bl_mount -o allow_other
+id=$(mk "t:syscalls:sys_enter_getppid stacks=kernel") || fail "stacks link"
+python3 -c 'import os; os.getppid()'
+root_st=$(cat "$MNT/$id/stacks")
+assert_match "stacks per reader: root sees the syscall entry" \
+	'(entry_SYSCALL_64|do_syscall_64|el0_svc|invoke_syscall)' "$root_st"
+if command -v setpriv >/dev/null; then
+	nobody_st=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		cat "$MNT/$id/stacks")
+	assert_match "stacks per reader: nobody reads the lines" \
+		'\[unknown\][^ ]* [0-9]+' "$nobody_st"
+	assert_eq "stacks per reader: nobody sees no kernel name" "" \
+		"$(grep -v '^#' <<<"$nobody_st" | cut -d' ' -f1 | tr ';' '\n' |
+			grep -v '^\[unknown\]$' | sort -u)"
+fi
+python3 - "$MNT/links.json" "$id" <<'PY' || fail "links.json carries stacks"
+import json, sys
+l = [l for l in json.loads(open(sys.argv[1], "rb").read())
+     if l["id"] == int(sys.argv[2])][0]
+assert "stacks" not in l and "hits" in l, l
+PY
+echo "-$id" >"$MNT/control"
+
 # --- by= on a link adopted from a pin_dir: its own map, found again ---
 bl_stop_daemon
 rmdir "$MNT"
