@@ -59,6 +59,11 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 		v->f.view = (unsigned)v->f.kind <= PERF_LINK_EVENT
 				    ? (enum link_view_kind)v->f.kind
 				    : VIEW_PERF_UNSPEC;
+	/* link info does not tell a session link from uprobe_multi (only
+	 * its attach type does): ours with latency and no return link are */
+	if (v->owned && v->f.view == VIEW_UPROBE_MULTI &&
+	    v->own.sight & OPT_LATENCY && !v->own.partner)
+		v->f.view = VIEW_UPROBE_SESSION;
 	return 0;
 }
 

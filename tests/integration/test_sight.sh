@@ -137,6 +137,8 @@ if command -v bpftrace >/dev/null; then
 	grep -q ready "$WORK/bt.out" && have_bt=1
 fi
 "$FIX" sleep 20 3000 >"$WORK/fix.out"
+assert_eq "latency: a uprobe session link" uprobe_session \
+	"$(cat "$MNT/$id/type")"
 lat=$(cat "$MNT/$id/latency")
 assert_eq "latency: calls" 20 "$(cat "$MNT/$id/hits")"
 # "LOW COUNT" of each bucket line, LOW in ns ("[2M, 4M)" is 2097152)
