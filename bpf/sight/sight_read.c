@@ -61,6 +61,28 @@ static int by_busiest(const void *x, const void *y)
 	return memcmp(&a->key, &b->key, sizeof(a->key));
 }
 
+static int by_key(const void *x, const void *y)
+{
+	const struct sight_by_row *a = x, *b = y;
+
+	return memcmp(&a->key, &b->key, sizeof(a->key));
+}
+
+/*
+ * A walk restarts from the first key when its key is evicted meanwhile:
+ * a key seen twice is kept once. Return: the rows left.
+ */
+static size_t by_unique(struct sight_by_row *r, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(r, n, sizeof(*r), by_key);
+	for (i = 0; i < n; i++)
+		if (!k || by_key(&r[k - 1], &r[i]))
+			r[k++] = r[i];
+	return k;
+}
+
 /* Every entry of the hash @fd into @rows (room for @cap). */
 static size_t by_collect(int fd, struct sight_by_row *rows, size_t cap)
 {
@@ -93,6 +115,7 @@ int sight_by_read(__u32 prog_id, struct sight_by_row **rows, size_t *n)
 	}
 	*n = by_collect(fd, r, SIGHT_BY_KEYS);
 	close(fd);
+	*n = by_unique(r, *n);
 	qsort(r, *n, sizeof(*r), by_busiest);
 	*rows = r;
 	return 0;

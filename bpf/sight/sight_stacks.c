@@ -70,9 +70,17 @@ void sight_stacks_close(struct sight_stacks *s)
 	free(s);
 }
 
+static int stack_key_cmp(const void *x, const void *y)
+{
+	const struct sight_stack_row *a = x, *b = y;
+
+	return memcmp(&a->key, &b->key, sizeof(a->key));
+}
+
 int sight_stacks_rows(struct sight_stacks *s, struct sight_stack_row **rows,
 		      size_t *n, __u64 *dropped)
 {
+	size_t i, u = 0;
 	struct sight_stack_key k, next;
 	struct sight_stack_row *r = calloc(SIGHT_STACKS, sizeof(*r));
 	void *prev = NULL;
@@ -91,6 +99,12 @@ int sight_stacks_rows(struct sight_stacks *s, struct sight_stack_row **rows,
 	}
 	if (bpf_map_lookup_elem(s->dropped_fd, &zero, dropped))
 		*dropped = 0;
+	/* a walk restarts when its key goes meanwhile: keep a key once */
+	qsort(r, *n, sizeof(*r), stack_key_cmp);
+	for (i = 0; i < *n; i++)
+		if (!u || stack_key_cmp(&r[u - 1], &r[i]))
+			r[u++] = r[i];
+	*n = u;
 	*rows = r;
 	return 0;
 }
