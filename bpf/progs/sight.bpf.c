@@ -46,7 +46,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+	__uint(max_entries, 1); /* SIGHT_STACKS when asked, before load */
 } sight_ustackmap SEC(".maps");
 
 struct {
@@ -54,7 +54,7 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size,
 	       SIGHT_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
-	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+	__uint(max_entries, 1); /* SIGHT_BID_STACKS when asked, before load */
 	__uint(map_flags, BPF_F_STACK_BUILD_ID);
 } sight_ubidmap SEC(".maps");
 
@@ -63,14 +63,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, __s32);
-	__uint(max_entries, 1); /* SIGHT_STACKS when asked */
+	__uint(max_entries, 1); /* SIGHT_BID_STACKS when asked */
 } sight_ubid SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, SIGHT_STACK_DEPTH * sizeof(__u64));
-	__uint(max_entries, 1); /* 2 * SIGHT_STACKS when asked, before load */
+	__uint(max_entries, 1); /* SIGHT_STACKS when asked, before load */
 } sight_kstackmap SEC(".maps");
 
 /* the hits of each (process, user stack, kernel stack) */
@@ -166,8 +166,9 @@ static __always_inline void stack_count(void *ctx)
 	__u64 one = 1, *v;
 	long r;
 
-	k.tgid = bpf_get_current_pid_tgid() >> 32;
 	if (stack_flags & SIGHT_STACK_USER) {
+		/* whose mappings name its frames: kernel stacks need none */
+		k.tgid = bpf_get_current_pid_tgid() >> 32;
 		k.ustack = bpf_get_stackid(ctx, &sight_ustackmap,
 					   BPF_F_USER_STACK);
 		if (k.ustack < 0 && k.ustack != -14 /* EFAULT */)

@@ -29,12 +29,14 @@ struct sight_by_key {
 
 /* distinct stacks per link; the rest are counted in sight_dropped */
 #define SIGHT_STACKS 16384
+/* user stacks kept as build ids too (taken at a stack's first hit) */
+#define SIGHT_BID_STACKS 4096
 /* frames a stack keeps: the kernel's most (PERF_MAX_STACK_DEPTH) */
 #define SIGHT_STACK_DEPTH 127
 
 /* sight_stacks' key: stack ids in sight_stackmap, -1 for none */
 struct sight_stack_key {
-	__u32 tgid;
+	__u32 tgid; /* user stacks: the process, whose mappings name them */
 	__s32 ustack;
 	__s32 kstack;
 	__u32 pad;

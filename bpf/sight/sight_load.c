@@ -145,18 +145,21 @@ static int size_maps(struct sight_bpf *skel, const struct probe_spec *p,
 	if (!err && pair)
 		err = bpf_map__set_max_entries(skel->maps.sight_start,
 					       SIGHT_PAIR_THREADS);
+	/* stack maps are allocated whole at load: 1 KiB a stack of
+	 * addresses, 4 KiB one of build ids (fewer: user_frame() names the
+	 * rest through the process while it runs) */
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
 		err = bpf_map__set_max_entries(skel->maps.sight_ustackmap,
-					       2 * SIGHT_STACKS);
+					       SIGHT_STACKS);
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
 		err = bpf_map__set_max_entries(skel->maps.sight_ubidmap,
-					       2 * SIGHT_STACKS);
+					       SIGHT_BID_STACKS);
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_USER)
 		err = bpf_map__set_max_entries(skel->maps.sight_ubid,
-					       SIGHT_STACKS);
+					       SIGHT_BID_STACKS);
 	if (!err && p->opts & OPT_STACKS && p->stacks & STACKS_KERNEL)
 		err = bpf_map__set_max_entries(skel->maps.sight_kstackmap,
-					       2 * SIGHT_STACKS);
+					       SIGHT_STACKS);
 	if (!err && p->opts & OPT_STACKS)
 		err = bpf_map__set_max_entries(skel->maps.sight_stacks,
 					       SIGHT_STACKS);
