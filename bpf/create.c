@@ -19,6 +19,7 @@
 #include "create.h"
 #include "register.h"
 #include "resolve.h"
+#include "sight.h"
 #include "tracing.h"
 #include "uprobe_target.h"
 
@@ -94,6 +95,28 @@ static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
 		snprintf(buf, len, "%s", p->symbol);
 }
 
+/* by=, stacks=: a program instance of the link's own (sight.h) on @pfd */
+static int link_attach_sight(struct owned *o, const struct probe_spec *p,
+			     int pfd, __u64 cookie, struct bl_error *e,
+			     int *lfd)
+{
+	int prog = sight_prog_load(owned_counter(o), p, (__u32)cookie, 1, 0);
+
+	if (prog < 0) {
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with its options: "
+			 "%s",
+			 strerror(-prog));
+		return prog;
+	}
+	*lfd = perf_link_create(prog, pfd, cookie);
+	close(prog);
+	if (*lfd < 0)
+		snprintf(e->msg, sizeof(e->msg), "cannot create the link: %s",
+			 strerror(-*lfd));
+	return *lfd < 0 ? *lfd : 0;
+}
+
 /*
  * The link on perf event @pfd, running the program; a tracepoint already
  * running the built-in program gets another instance of it (up to 64).
@@ -104,6 +127,8 @@ static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
 	unsigned int instance = 0;
 	int prog = -1, err = 0;
 
+	if (sight_needed(p) && !(p->opts & OPT_PROG))
+		return link_attach_sight(o, p, pfd, cookie, e, lfd);
 	while (!err) {
 		err = program_for(o, p, instance, &prog, e);
 		if (err)
@@ -132,6 +157,97 @@ static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
 	return err;
 }
 
+/* A perf link of @pp running @prog with @cookie; -errno with @e set */
+static int perf_prog_link(int prog, const struct perf_probe *pp, __u64 cookie,
+			  struct bl_error *e)
+{
+	int pfd = perf_probe_open(pp, e), lfd;
+
+	if (pfd < 0)
+		return pfd;
+	lfd = perf_link_create(prog, pfd, cookie);
+	close(pfd);
+	if (lfd < 0)
+		snprintf(e->msg, sizeof(e->msg), "cannot create the link: %s",
+			 strerror(-lfd));
+	return lfd;
+}
+
+/*
+ * The return half of a latency pair: a uretprobe link on the entry's
+ * target running @rfd with the entry's @slot as cookie, registered with
+ * the same spec and paired with @entry_id (it has no hits of its own).
+ */
+static int pair_return(struct owned *o, const struct probe_spec *p,
+		       const struct uprobe_target *ut, int rfd, int slot,
+		       const char *spec, __u32 entry_id, struct bl_error *e)
+{
+	struct probe_spec *ret = malloc(sizeof(*ret));
+	struct perf_probe pp;
+	int lfd, err = ret ? 0 : -ENOMEM;
+	__u32 rid;
+
+	if (err)
+		return err;
+	*ret = *p;
+	ret->kind = PROBE_URETPROBE;
+	ret->opts &= ~OPT_SIGHT; /* latency shows on the entry link */
+	perf_probe_fill(ret, ut, &pp, -1);
+	lfd = perf_prog_link(rfd, &pp, slot, e);
+	err = lfd < 0 ? lfd
+		      : link_register(o, ret, ut, &pp, slot, -1, spec, &lfd, e,
+				      &rid);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (!err)
+		err = owned_pair(o, entry_id, rid);
+	free(ret);
+	return err;
+}
+
+/*
+ * latency without uprobe session links: an entry link counting and
+ * keeping the time per thread, and a return link filing the time
+ * (sight_pair_load()); on failure nothing is left made.
+ */
+static int perf_pair_make(struct owned *o, const struct probe_spec *p,
+			  const struct uprobe_target *ut, const char *spec,
+			  struct bl_error *e, __u32 *id)
+{
+	struct counter *c = owned_counter(o);
+	int slot = counter_slot_alloc(c), efd = -1, rfd = -1, lfd = -1, err;
+	struct perf_probe pp;
+
+	if (slot < 0) {
+		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
+		return slot;
+	}
+	err = sight_pair_load(c, p, slot, 1, 0, &efd, &rfd);
+	if (err)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with latency: %s",
+			 strerror(-err));
+	perf_probe_fill(p, ut, &pp, -1);
+	if (!err) {
+		lfd = perf_prog_link(efd, &pp, slot, e);
+		err = lfd < 0 ? lfd : 0;
+	}
+	if (!err)
+		err = link_register(o, p, ut, &pp, slot, slot, spec, &lfd, e,
+				    id);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (err)
+		counter_slot_free(c, slot);
+	else if ((err = pair_return(o, p, ut, rfd, slot, spec, *id, e)))
+		owned_remove(o, *id); /* the reaper frees the slot */
+	if (efd >= 0)
+		close(efd);
+	if (rfd >= 0)
+		close(rfd);
+	return err;
+}
+
 int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
 			 const struct uprobe_target *ut, int cpu,
 			 const char *spec, struct bl_error *e, __u32 *id)
@@ -141,6 +257,8 @@ int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
 	int slot = -1, pfd = -1, lfd = -1, err = 0;
 	__u64 cookie = p->cookie;
 
+	if (sight_use_pair(p, owned_latency_pairs(o)))
+		return perf_pair_make(o, p, ut, spec, e, id);
 	if (!(p->opts & OPT_PROG)) {
 		slot = counter_slot_alloc(owned_counter(o));
 		if (slot < 0) {

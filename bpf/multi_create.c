@@ -26,6 +26,7 @@
 #include "owned.h"
 #include "register.h"
 #include "resolve.h"
+#include "sight.h"
 #include "uprobe_target.h"
 
 #define BPF_CMD_LINK_CREATE 28 /* enum bpf_cmd BPF_LINK_CREATE */
@@ -193,11 +194,14 @@ static bool is_return(const struct probe_spec *p)
 
 /*
  * bpf(2) BPF_LINK_CREATE for uprobe_multi (libbpf 1.1 has no opts), on
- * the @n targets of @t from @first.
+ * the @n targets of @t from @first: @ret sets UPROBE_MULTI_RETURN,
+ * @session makes it a uprobe session link (its attach type from the
+ * kernel's BTF).
  */
 static int uprobe_multi_range(int prog, const struct probe_spec *p,
 			      const struct multi_targets *t,
-			      const __u64 *cookies, size_t first, size_t n)
+			      const __u64 *cookies, size_t first, size_t n,
+			      bool ret, bool session)
 {
 	struct abi_link_create_uprobe_multi attr;
 	__u64 *offsets = calloc(n, sizeof(*offsets));
@@ -211,7 +215,8 @@ static int uprobe_multi_range(int prog, const struct probe_spec *p,
 		offsets[i] = t->m.m[first + i].offset;
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog;
-	attr.attach_type = COUNTER_ATTACH_UPROBE_MULTI;
+	attr.attach_type = session ? sight_session_attach_type()
+				   : COUNTER_ATTACH_UPROBE_MULTI;
 	/*
 	 * The file that was read, not what t->path names now (a rename or a
 	 * symlink may have changed that): the kernel keeps the file, not the
@@ -226,7 +231,7 @@ static int uprobe_multi_range(int prog, const struct probe_spec *p,
 					       : NULL);
 	attr.cookies = (__u64)(unsigned long)(cookies + first);
 	attr.cnt = n;
-	attr.uflags = is_return(p) ? UPROBE_MULTI_RETURN : 0;
+	attr.uflags = ret ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = p->opts & OPT_PID ? p->pid : 0;
 	fd = syscall(__NR_bpf, BPF_CMD_LINK_CREATE, &attr, sizeof(attr));
 	if (fd < 0)
@@ -235,11 +240,22 @@ static int uprobe_multi_range(int prog, const struct probe_spec *p,
 	return fd;
 }
 
+/* The link on every target of @t (see uprobe_multi_range()). */
+static int uprobe_multi_link(int prog, const struct probe_spec *p,
+			     const struct multi_targets *t,
+			     const __u64 *cookies, bool ret, bool session)
+{
+	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n, ret,
+				  session);
+}
+
+/* The link a line asks for: return probe or not, session for latency. */
 static int uprobe_multi_create(int prog, const struct probe_spec *p,
 			       const struct multi_targets *t,
 			       const __u64 *cookies)
 {
-	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n);
+	return uprobe_multi_link(prog, p, t, cookies, is_return(p),
+				 p->opts & OPT_LATENCY);
 }
 
 /* The kernel's errno for an instruction uprobes cannot step (ENOTSUPP). */
@@ -259,7 +275,8 @@ static ssize_t unprobeable_target(int prog, const struct probe_spec *p,
 
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		fd = uprobe_multi_range(prog, p, t, cookies, lo, mid - lo);
+		fd = uprobe_multi_range(prog, p, t, cookies, lo, mid - lo,
+					is_return(p), p->opts & OPT_LATENCY);
 		if (fd >= 0)
 			close(fd);
 		if (fd == -ENOTSUPP_KERNEL)
@@ -269,7 +286,8 @@ static ssize_t unprobeable_target(int prog, const struct probe_spec *p,
 		else
 			return -1; /* another error: no answer */
 	}
-	fd = uprobe_multi_range(prog, p, t, cookies, lo, 1);
+	fd = uprobe_multi_range(prog, p, t, cookies, lo, 1, is_return(p),
+				p->opts & OPT_LATENCY);
 	if (fd >= 0)
 		close(fd);
 	return fd == -ENOTSUPP_KERNEL ? (ssize_t)lo : -1;
@@ -327,13 +345,38 @@ static int kprobe_multi_create(int prog, const struct probe_spec *p,
 	return fd;
 }
 
-/* The program: the built-in one as loaded for multi links, or prog=. */
-static int multi_prog(struct owned *o, const struct probe_spec *p,
-		      bool *close_it, struct bl_error *e)
+/* latency, by=, stacks=: a program of the link's own (sight.h) */
+static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
+			    int slot, size_t n, struct bl_error *e)
+{
+	int type = COUNTER_ATTACH_UPROBE_MULTI, fd;
+
+	if (p->opts & OPT_LATENCY)
+		type = sight_session_attach_type();
+	else if (!is_uprobe(p))
+		type = COUNTER_ATTACH_KPROBE_MULTI;
+	fd = type < 0 ? type
+		      : sight_prog_load(owned_counter(o), p, slot, n, type);
+	if (fd < 0)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with %s: %s",
+			 p->opts & OPT_LATENCY ? "latency" : "its options",
+			 strerror(-fd));
+	return fd;
+}
+
+/*
+ * The program: the built-in one as loaded for multi links, its per-link
+ * instance for by= and latency, or prog=.
+ */
+static int multi_prog(struct owned *o, const struct probe_spec *p, int slot,
+		      size_t n, bool *close_it, struct bl_error *e)
 {
 	int fd;
 
-	*close_it = p->opts & OPT_PROG;
+	*close_it = (p->opts & OPT_PROG) || sight_needed(p);
+	if (sight_needed(p))
+		return multi_sight_prog(o, p, slot, n, e);
 	if (*close_it) {
 		fd = prog_open_pinned(p->prog, p->kind, e);
 		if (fd < 0)
@@ -363,7 +406,7 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 		return -ENOMEM;
 	for (i = 0; i < t->m.n; i++)
 		cookies[i] = slot > 0 ? (__u64)slot + i : p->cookie;
-	prog = multi_prog(o, p, &close_it, e);
+	prog = multi_prog(o, p, slot, t->m.n, &close_it, e);
 	fd = prog;
 	if (prog >= 0) {
 		fd = is_uprobe(p) ? uprobe_multi_create(prog, p, t, cookies)
@@ -403,6 +446,7 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 		own->slot = slot;
 		own->nslots = slot > 0 ? t->m.n : 0;
 		own->kind = p->kind;
+		own->sight = p->opts & OPT_SIGHT;
 		snprintf(own->f.name, sizeof(own->f.name), "%s", t->path);
 		/* the file uprobe_glob() read; a USDT line's, looked up */
 		if (t->m.dev || t->m.ino) {
@@ -418,6 +462,90 @@ static int multi_register(struct owned *o, const struct probe_spec *p,
 			*id = own->id;
 	}
 	free(own);
+	return err;
+}
+
+/*
+ * The return half of a latency pair on the targets @t: a return
+ * uprobe_multi link running @rfd with the entry's cookies, registered with
+ * the same line and paired with @entry_id (it has no hits of its own).
+ */
+static int multi_pair_return(struct owned *o, const struct probe_spec *p,
+			     const struct multi_targets *t, int rfd,
+			     const __u64 *cookies, const char *line, size_t len,
+			     __u32 entry_id, struct bl_error *e)
+{
+	struct probe_spec *ret = malloc(sizeof(*ret));
+	int lfd, err = ret ? 0 : -ENOMEM;
+	__u32 rid;
+
+	if (err)
+		return err;
+	*ret = *p;
+	ret->kind = PROBE_URETPROBE;
+	ret->opts &= ~OPT_SIGHT; /* latency shows on the entry link */
+	lfd = uprobe_multi_link(rfd, p, t, cookies, true, false);
+	if (lfd < 0)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot create the return link of %zu targets: %s",
+			 t->m.n, strerror(-lfd));
+	err = lfd < 0 ? lfd
+		      : multi_register(o, ret, t, -1, line, len, &lfd, e, &rid);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (!err)
+		err = owned_pair(o, entry_id, rid);
+	free(ret);
+	return err;
+}
+
+/*
+ * latency without uprobe session links: an entry uprobe_multi link and a
+ * return one sharing the entry times per thread (sight_pair_load()), with
+ * slots @slot .. for the targets; nothing is left made on failure.
+ */
+static int multi_pair_make(struct owned *o, const struct probe_spec *p,
+			   const struct multi_targets *t, int slot,
+			   const char *line, size_t len, struct bl_error *e,
+			   __u32 *id)
+{
+	__u64 *cookies = calloc(t->m.n, sizeof(*cookies));
+	int efd = -1, rfd = -1, lfd = -1, err = cookies ? 0 : -ENOMEM;
+	size_t i;
+
+	for (i = 0; cookies && i < t->m.n; i++)
+		cookies[i] = (__u64)slot + i;
+	if (!err)
+		err = sight_pair_load(owned_counter(o), p, slot, t->m.n,
+				      COUNTER_ATTACH_UPROBE_MULTI, &efd, &rfd);
+	if (err)
+		snprintf(e->msg, sizeof(e->msg),
+			 "cannot load the built-in program with latency: %s",
+			 strerror(-err));
+	if (!err) {
+		lfd = uprobe_multi_link(efd, p, t, cookies, false, false);
+		err = lfd < 0 ? lfd : 0;
+		if (err)
+			snprintf(e->msg, sizeof(e->msg),
+				 "cannot create the uprobe_multi link of %zu "
+				 "targets: %s",
+				 t->m.n, strerror(-err));
+	}
+	if (!err)
+		err = multi_register(o, p, t, slot, line, len, &lfd, e, id);
+	if (lfd >= 0 && err) /* else the registry holds it */
+		close(lfd);
+	if (!err &&
+	    (err = multi_pair_return(o, p, t, rfd, cookies, line, len, *id, e)))
+		owned_remove(o, *id); /* the reaper frees the slots */
+	else if (err)
+		for (i = 0; i < t->m.n; i++)
+			counter_slot_free(owned_counter(o), slot + i);
+	if (efd >= 0)
+		close(efd);
+	if (rfd >= 0)
+		close(rfd);
+	free(cookies);
 	return err;
 }
 
@@ -494,6 +622,13 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 	}
 	if (!err)
 		err = id_list_reserve(made, 1);
+	if (!err && is_uprobe(p) && sight_use_pair(p, owned_latency_pairs(o))) {
+		err = multi_pair_make(o, p, t, slot, line, len, e,
+				      &made->ids[made->len]);
+		if (!err)
+			made->len++;
+		return err;
+	}
 	if (!err) {
 		lfd = multi_attach(o, p, t, slot, e);
 		err = lfd < 0 ? lfd : 0;
@@ -574,6 +709,33 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		free(t->ref_ctr_offsets);
 	}
 	free(t);
+	e->err = err;
+	return err;
+}
+
+int session_probe_create(struct owned *o, const struct probe_spec *p,
+			 const char *line, size_t len, pid_t pid,
+			 struct id_list *made, struct path_memo *memo,
+			 struct bl_error *e, char *warning, size_t warning_len)
+{
+	struct uprobe_target *ut = calloc(1, sizeof(*ut));
+	struct usdt_location one = {0};
+	int err = -ENOMEM;
+
+	if (ut) {
+		ut->fd = -1;
+		err = resolve_uprobe(p, pid, memo, ut, e);
+	}
+	if (!err && ut->warning[0])
+		snprintf(warning, warning_len, "%s", ut->warning);
+	if (!err) {
+		one.offset = ut->offset;
+		err = usdt_multi_create(o, p, ut, &one, 1, line, len, made,
+					e);
+	}
+	if (ut && ut->fd >= 0)
+		close(ut->fd);
+	free(ut);
 	e->err = err;
 	return err;
 }

@@ -49,4 +49,16 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		      const char *line, size_t len, struct id_list *made,
 		      struct bl_error *e);
 
+/**
+ * session_probe_create() - a uprobe line without a wildcard that asks for
+ * latency, where the kernel has uprobe session links: one uprobe session
+ * link (uprobe_multi) of its one target, resolved as single_probe_create()
+ * resolves it
+ * Return: 0, or -errno (DESIGN.md 3.5); nothing is made on failure.
+ */
+int session_probe_create(struct owned *o, const struct probe_spec *p,
+			 const char *line, size_t len, pid_t pid,
+			 struct id_list *made, struct path_memo *memo,
+			 struct bl_error *e, char *warning, size_t warning_len);
+
 #endif

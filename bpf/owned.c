@@ -31,6 +31,8 @@ struct owned_link {
 	int fd;
 	int slot;
 	unsigned int nslots; /* multi links: slots in a row from slot */
+	unsigned int sight;  /* owned_info.sight */
+	__u32 partner;	     /* owned_pair() */
 	__u32 link_type;
 	enum probe_kind kind;
 	enum perf_link_kind perf_kind;
@@ -65,12 +67,23 @@ struct owned {
 	struct pin_owner as_owner;  /* this registry as pin.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
-	bool stopping; /* owned_close(): the reapers end */
+	bool stopping;	    /* owned_close(): the reapers end */
+	bool latency_pairs; /* owned_set_latency_pairs() */
 };
 
 struct counter *owned_counter(const struct owned *o)
 {
 	return o->counter;
+}
+
+void owned_set_latency_pairs(struct owned *o, bool on)
+{
+	o->latency_pairs = on;
+}
+
+bool owned_latency_pairs(const struct owned *o)
+{
+	return o->latency_pairs;
 }
 
 bool owned_pinning(const struct owned *o)
@@ -132,6 +145,8 @@ static struct owned_link *owned_pack(const struct owned_info *info, int fd)
 				 .fd = fd,
 				 .slot = info->slot,
 				 .nslots = info->nslots,
+				 .sight = info->sight,
+				 .partner = info->partner,
 				 .link_type = info->f.link_type,
 				 .kind = info->kind,
 				 .perf_kind = info->f.kind,
@@ -158,6 +173,8 @@ static void owned_unpack(const struct owned_link *l, struct owned_info *out)
 	out->id = out->f.id = l->id;
 	out->slot = l->slot;
 	out->nslots = l->nslots;
+	out->sight = l->sight;
+	out->partner = l->partner;
 	out->kind = l->kind;
 	out->dev = l->dev;
 	out->ino = l->ino;
@@ -294,16 +311,27 @@ static int owned_unlist(struct owned *o, size_t at, bool unpinned)
 	return 0;
 }
 
-/* Unlist @id for the reaper; -ENOENT when it is not owned. */
+/*
+ * Unlist @id for the reaper, and its partner (owned_pair()) with it;
+ * -ENOENT when it is not owned.
+ */
 static int owned_take(struct owned *o, __u32 id, bool unpinned)
 {
+	__u32 partner = 0;
 	bool found;
 	size_t at;
 	int err;
 
 	pthread_mutex_lock(&o->lock);
 	at = owned_find(o, id, &found);
+	if (found)
+		partner = o->links[at]->partner;
 	err = found ? owned_unlist(o, at, unpinned) : -ENOENT;
+	if (!err && partner) {
+		at = owned_find(o, partner, &found);
+		if (found)
+			owned_unlist(o, at, false);
+	}
 	pthread_mutex_unlock(&o->lock);
 	return err;
 }
@@ -325,6 +353,22 @@ static int not_owned(struct owned *o, __u32 id)
 	return err ? err : -EPERM;
 }
 
+int owned_pair(struct owned *o, __u32 a, __u32 b)
+{
+	bool fa, fb;
+	size_t ia, ib;
+
+	pthread_mutex_lock(&o->lock);
+	ia = owned_find(o, a, &fa);
+	ib = owned_find(o, b, &fb);
+	if (fa && fb) {
+		o->links[ia]->partner = b;
+		o->links[ib]->partner = a;
+	}
+	pthread_mutex_unlock(&o->lock);
+	return fa && fb ? 0 : -ENOENT;
+}
+
 int owned_remove(struct owned *o, __u32 id)
 {
 	int err = owned_take(o, id, false);
@@ -342,12 +386,46 @@ int owned_may_remove(struct owned *o, __u32 id)
 	return found ? 0 : not_owned(o, id);
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * @ids and the partners (owned_pair()) of those that have one, ascending,
+ * into a new array of *@n; lock held. NULL (and @ids to be used alone)
+ * when no memory is left.
+ */
+static __u32 *with_partners(struct owned *o, const __u32 *ids, size_t *n)
+{
+	__u32 *all = malloc(2 * (*n ? *n : 1) * sizeof(*all));
+	size_t i, k = *n, at;
+	bool found;
+
+	if (!all)
+		return NULL;
+	memcpy(all, ids, *n * sizeof(*all));
+	for (i = 0; i < *n; i++) {
+		at = owned_find(o, ids[i], &found);
+		if (found && o->links[at]->partner)
+			all[k++] = o->links[at]->partner;
+	}
+	qsort(all, k, sizeof(*all), cmp_id);
+	*n = k;
+	return all;
+}
+
 int owned_remove_ids(struct owned *o, const __u32 *ids, size_t n)
 {
 	size_t i, j = 0, kept = 0;
 	int removed = 0;
+	__u32 *all;
 
 	pthread_mutex_lock(&o->lock);
+	all = with_partners(o, ids, &n);
+	ids = all ? all : ids;
 	/* one merge of two ascending lists: the rest keep their order */
 	for (i = 0; i < o->len; i++) {
 		struct owned_link *l = o->links[i];
@@ -361,6 +439,7 @@ int owned_remove_ids(struct owned *o, const __u32 *ids, size_t n)
 	}
 	o->len = kept;
 	pthread_mutex_unlock(&o->lock);
+	free(all);
 	return removed;
 }
 

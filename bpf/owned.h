@@ -87,7 +87,29 @@ struct owned_info {
 	/* multi links: slots slot .. slot + nslots - 1, one per target
 	 * (their cookies); 0 for a single-target link */
 	unsigned int nslots;
+	/* OPT_LATENCY, OPT_STACKS, OPT_BY of its line: which of the files
+	 * latency, stacks and hits_by it has (sight.h) */
+	unsigned int sight;
+	/* the other link of an entry/return pair (owned_pair()), or 0 */
+	__u32 partner;
 };
+
+/**
+ * owned_pair() - links @a and @b are one line's entry and return links:
+ * removing either (owned_remove(), owned_forget(), -*) removes both
+ * Return: 0, or -ENOENT when either is not owned.
+ */
+int owned_pair(struct owned *o, __u32 a, __u32 b);
+
+/**
+ * owned_set_latency_pairs() - time calls (latency) with an entry link and
+ * a return link even where the kernel has uprobe session links (the
+ * daemon's -o latency_pairs); call before links are made
+ */
+void owned_set_latency_pairs(struct owned *o, bool on);
+
+/** owned_latency_pairs() - as set by owned_set_latency_pairs() */
+bool owned_latency_pairs(const struct owned *o);
 
 /**
  * owned_add() - register a link created by this mount

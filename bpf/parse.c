@@ -48,12 +48,17 @@ static const struct {
 #define KINDS_TRACING                                                          \
 	(KIND_BIT(PROBE_FENTRY) | KIND_BIT(PROBE_FEXIT) | KIND_BIT(PROBE_RAWTP))
 #define KINDS_PERF (KINDS_ALL & ~KINDS_TRACING)
+/* a call has an entry and a return to time between */
+#define KINDS_LATENCY                                                          \
+	(KIND_BIT(PROBE_UPROBE) | KIND_BIT(PROBE_KPROBE) |                     \
+	 KIND_BIT(PROBE_FENTRY) | KIND_BIT(PROBE_USDT))
 
 static const struct {
 	const char *key;
 	unsigned int bit;   /* OPT_* */
 	unsigned int kinds; /* KIND_BIT()s it applies to */
 	const char *where;  /* for the message when it does not apply */
+	bool bare;	    /* a word without =VALUE */
 } options[] = {
 	{"cookie", OPT_COOKIE, KINDS_PERF,
 	 "perf-event links (not fentry, fexit, rawtracepoint)"},
@@ -64,6 +69,28 @@ static const struct {
 	{"freq", OPT_FREQ, KINDS_EVENT, "software/hardware events"},
 	{"prog", OPT_PROG, KINDS_PERF,
 	 "perf-event links (not fentry, fexit, rawtracepoint)"},
+	{"latency", OPT_LATENCY, KINDS_LATENCY,
+	 "uprobe, kprobe, fentry and usdt probes (a call, not its return)",
+	 true},
+	{"stacks", OPT_STACKS, KINDS_ALL, "", false},
+	{"by", OPT_BY, KINDS_ALL, "", false},
+};
+
+struct opt_word {
+	const char *word;
+	unsigned int value;
+};
+
+static const struct opt_word stacks_words[] = {
+	{"user", STACKS_USER},
+	{"kernel", STACKS_KERNEL},
+	{"both", STACKS_USER | STACKS_KERNEL},
+};
+
+static const struct opt_word by_words[] = {
+	{"pid", BY_PID},
+	{"comm", BY_COMM},
+	{"cgroup", BY_CGROUP},
 };
 
 const char *probe_kind_name(enum probe_kind kind)
@@ -415,6 +442,24 @@ static int option_prog(struct lexer *lx, struct probe_spec *p)
 	return 0;
 }
 
+/* stacks= or by=: one of the @n @words, up to the token's end */
+static int option_word(struct lexer *lx, const char *key,
+		       const struct opt_word *words, size_t n,
+		       unsigned int *out)
+{
+	size_t b = lx->pos, e = lex_tok_end(lx, b), i;
+
+	lx->pos = e;
+	for (i = 0; i < n; i++)
+		if (lex_word_is(lx, b, e - b, words[i].word)) {
+			*out = words[i].value;
+			return 0;
+		}
+	return lex_fail(lx, -EINVAL, b, "%s= takes %s|%s|%s, not " TOK_FMT, key,
+			words[0].word, words[1].word, words[2].word,
+			TOK_ARGS(lx, b, e));
+}
+
 static int option_value(struct lexer *lx, struct probe_spec *p,
 			unsigned int bit, size_t kb, const char *key)
 {
@@ -438,44 +483,106 @@ static int option_value(struct lexer *lx, struct probe_spec *p,
 		return option_number(lx, UINT64_MAX, key, true, &p->period);
 	case OPT_FREQ:
 		return option_number(lx, UINT64_MAX, key, true, &p->freq);
+	case OPT_STACKS:
+		p->stacks_col = kb;
+		return option_word(lx, key, stacks_words,
+				   ARRAY_LEN(stacks_words), &p->stacks);
+	case OPT_BY: {
+		unsigned int by = BY_NONE;
+
+		p->by_col = kb;
+		err = option_word(lx, key, by_words, ARRAY_LEN(by_words), &by);
+		p->by = (enum hits_by)by;
+		return err;
+	}
 	}
 	return option_prog(lx, p);
 }
 
-/* One KEY=VALUE at lx->pos. */
-static int parse_option(struct lexer *lx, struct probe_spec *p)
+/* The option named by the @n bytes at @kb, or -1 */
+static int option_find(const struct lexer *lx, size_t kb, size_t n)
 {
-	size_t kb = lx->pos, n = lex_word(lx, '='), i;
+	size_t i;
 
-	if (lx->pos == lx->end || lx->s[lx->pos] != '=')
-		return lex_fail(lx, -EINVAL, kb,
-				"expected KEY=VALUE, got " TOK_FMT,
-				TOK_ARGS(lx, kb, lx->pos));
 	for (i = 0; i < ARRAY_LEN(options); i++)
 		if (lex_word_is(lx, kb, n, options[i].key))
-			break;
-	if (i == ARRAY_LEN(options))
-		return lex_fail(lx, -EINVAL, kb, "unknown option " TOK_FMT,
-				TOK_ARGS(lx, kb, lx->pos));
+			return (int)i;
+	return -1;
+}
+
+/* Does option @i apply to @p's kind, once, and with its other options? */
+static int option_fits(struct lexer *lx, const struct probe_spec *p, int i,
+		       size_t kb)
+{
+	unsigned int bit = options[i].bit;
+
 	if (!(options[i].kinds & KIND_BIT(p->kind)))
 		return lex_fail(lx, -EINVAL, kb,
 				"option '%s' applies to %s only",
 				options[i].key, options[i].where);
-	if (options[i].bit == OPT_PERIOD && lx->period_in_spec)
+	if (bit == OPT_PERIOD && lx->period_in_spec)
 		return lex_fail(lx, -EINVAL, kb,
 				"period given twice (':PERIOD' and 'period=')");
-	if (p->opts & options[i].bit)
+	if (p->opts & bit)
 		return lex_fail(lx, -EINVAL, kb, "option '%s' given twice",
 				options[i].key);
-	if ((options[i].bit == OPT_FREQ && (p->opts & OPT_PERIOD)) ||
-	    (options[i].bit == OPT_PERIOD && (p->opts & OPT_FREQ)))
+	if ((bit == OPT_FREQ && (p->opts & OPT_PERIOD)) ||
+	    (bit == OPT_PERIOD && (p->opts & OPT_FREQ)))
 		return lex_fail(lx, -EINVAL, kb,
 				"a period and 'freq=' exclude each other");
-	lx->pos++;
+	return 0;
+}
+
+/* One KEY=VALUE, or a bare option word, at lx->pos. */
+static int parse_option(struct lexer *lx, struct probe_spec *p)
+{
+	size_t kb = lx->pos, n = lex_word(lx, '=');
+	bool eq = lx->pos < lx->end && lx->s[lx->pos] == '=';
+	int i = option_find(lx, kb, n), err;
+
+	if (i >= 0 && options[i].bare && eq)
+		return lex_fail(lx, -EINVAL, lx->pos,
+				"option '%s' takes no value", options[i].key);
+	if ((i < 0 || !options[i].bare) && !eq)
+		return lex_fail(lx, -EINVAL, kb,
+				"expected KEY=VALUE, got " TOK_FMT,
+				TOK_ARGS(lx, kb, lx->pos));
+	if (i < 0)
+		return lex_fail(lx, -EINVAL, kb, "unknown option " TOK_FMT,
+				TOK_ARGS(lx, kb, lx->pos));
+	err = option_fits(lx, p, i, kb);
+	if (err)
+		return err;
 	p->opts |= options[i].bit;
+	if (options[i].bit == OPT_LATENCY) {
+		p->latency_col = kb;
+		return 0;
+	}
+	lx->pos++;
 	if (options[i].bit == OPT_PROG)
 		p->prog_col = kb;
 	return option_value(lx, p, options[i].bit, kb, options[i].key);
+}
+
+/*
+ * latency, stacks= and by= are the built-in program's: with prog= the
+ * caret goes under the first of them.
+ */
+static int sight_with_prog(struct lexer *lx, const struct probe_spec *p)
+{
+	size_t col = SIZE_MAX;
+
+	if (!(p->opts & OPT_PROG) || !(p->opts & OPT_SIGHT))
+		return 0;
+	if (p->opts & OPT_LATENCY)
+		col = p->latency_col;
+	if (p->opts & OPT_STACKS && p->stacks_col < col)
+		col = p->stacks_col;
+	if (p->opts & OPT_BY && p->by_col < col)
+		col = p->by_col;
+	return lex_fail(lx, -EINVAL, col,
+			"latency, stacks= and by= need the built-in program, "
+			"not 'prog='");
 }
 
 static int parse_probe(struct lexer *lx, struct probe_spec *p)
@@ -522,7 +629,7 @@ static int parse_probe(struct lexer *lx, struct probe_spec *p)
 			"'cookie=' needs 'prog=': the built-in program uses the cookie as its counter key");
 	if (p->opts & OPT_FREQ)
 		p->period = 0;
-	return 0;
+	return sight_with_prog(lx, p);
 }
 
 /* -ID or -* */

@@ -38,6 +38,23 @@ enum probe_kind {
 #define OPT_PERIOD (1u << 3) /* period= or s:EVENT:PERIOD */
 #define OPT_FREQ (1u << 4)
 #define OPT_PROG (1u << 5)
+#define OPT_LATENCY (1u << 6) /* bare word: time each call */
+#define OPT_STACKS (1u << 7)  /* stacks=user|kernel|both */
+#define OPT_BY (1u << 8)      /* by=pid|comm|cgroup */
+/* The options that need the built-in program's per-link extras */
+#define OPT_SIGHT (OPT_LATENCY | OPT_STACKS | OPT_BY)
+
+/* Bits of probe_spec.stacks */
+#define STACKS_USER (1u << 0)
+#define STACKS_KERNEL (1u << 1)
+
+/* probe_spec.by: what hits_by counts hits per */
+enum hits_by {
+	BY_NONE,
+	BY_PID,
+	BY_COMM,
+	BY_CGROUP,
+};
 
 #define PROBE_NAME_MAX 512 /* kprobe function names, tracepoint parts */
 
@@ -78,6 +95,10 @@ struct probe_spec {
 	uint64_t freq;	     /* events: when OPT_FREQ */
 	char prog[PATH_MAX]; /* OPT_PROG: bpffs path of the pinned program */
 	size_t prog_col;     /* OPT_PROG: where prog= starts, for the caret */
+	unsigned int stacks; /* OPT_STACKS: STACKS_* bits */
+	enum hits_by by;     /* OPT_BY */
+	/* where latency, stacks= and by= start, for the caret */
+	size_t latency_col, stacks_col, by_col;
 	/* SYMBOL or FUNC holds `*`, `?` or `[...]`: one multi link (a uprobe
 	 * SYMBOL only if the file has no symbol of exactly that name) */
 	bool wildcard;

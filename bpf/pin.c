@@ -572,6 +572,23 @@ static bool adoptable(__u32 link_type, __u32 probe_kind)
 	return multi_link_type(link_type); /* wildcard lines */
 }
 
+/*
+ * The latency, stacks= and by= options that a link's spec gave; none for
+ * the return link of an entry/return pair (its kind is not the line's)
+ */
+static unsigned int spec_sight(const char *spec, enum probe_kind kind)
+{
+	struct parsed_cmd *cmd = malloc(sizeof(*cmd));
+	struct bl_error perr;
+	unsigned int bits = 0;
+
+	if (cmd && !parse_line(spec, strlen(spec), cmd, &perr) &&
+	    cmd->kind == CMD_PROBE && cmd->probe.kind == kind)
+		bits = cmd->probe.opts & OPT_SIGHT;
+	free(cmd);
+	return bits;
+}
+
 /* Adopt DIR/link_ID; -errno with a log line when it is left alone. */
 static int adopt_one(const struct pin_dir *pd, const char *name,
 		     const struct pin_owner *owner)
@@ -603,6 +620,7 @@ static int adopt_one(const struct pin_dir *pd, const char *name,
 		snprintf(own->category, sizeof(own->category), "%s",
 			 m->category);
 		snprintf(own->spec, sizeof(own->spec), "%s", m->spec);
+		own->sight = spec_sight(own->spec, own->kind);
 		err = owner->add(owner->registry, own);
 	}
 	if (err)

@@ -6,8 +6,10 @@
 
 #include "create.h"
 #include "multi_create.h"
+#include "owned.h"
 #include "resolve.h"
 #include "probe.h"
+#include "sight.h"
 #include "tracing_glob.h"
 #include "usdt_create.h"
 
@@ -35,6 +37,25 @@ static bool names_a_symbol(const struct probe_spec *p, pid_t pid,
  * symbol of exactly that name when the file has one, one link as for any
  * name; else the pattern, which takes no +OFFSET. 1: it is a pattern.
  */
+/*
+ * A line of one target: a uprobe that asks for latency is one uprobe
+ * session link where the kernel has them (else an entry and a return
+ * link, made by create.c), every other line a link of its own.
+ */
+static int one_target_create(struct owned *o, const struct probe_spec *p,
+			     const char *line, size_t len, pid_t pid,
+			     struct id_list *made, struct path_memo *memo,
+			     struct bl_error *e, char *warning,
+			     size_t warning_len)
+{
+	if (p->kind == PROBE_UPROBE && p->opts & OPT_LATENCY &&
+	    !sight_use_pair(p, owned_latency_pairs(o)))
+		return session_probe_create(o, p, line, len, pid, made, memo, e,
+					    warning, warning_len);
+	return single_probe_create(o, p, line, len, pid, made, memo, e, warning,
+				   warning_len);
+}
+
 static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 				  const char *line, size_t len, pid_t pid,
 				  struct id_list *made, struct path_memo *memo,
@@ -60,8 +81,8 @@ static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 		return -ENOMEM;
 	*one = *p;
 	one->wildcard = false;
-	err = single_probe_create(o, one, line, len, pid, made, memo, e,
-				  warning, warning_len);
+	err = one_target_create(o, one, line, len, pid, made, memo, e,
+				warning, warning_len);
 	free(one);
 	return err;
 }
@@ -71,6 +92,16 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 struct path_memo *memo, struct bl_error *e, char *warning,
 		 size_t warning_len)
 {
+	if (p->opts & OPT_SIGHT) {
+		int err;
+
+		e->msg[0] = warning[0] = '\0';
+		e->column = 0;
+		err = sight_check(p, e);
+		e->err = err;
+		if (err)
+			return err;
+	}
 	if (p->wildcard && (p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT))
 		return tracing_glob_create(o, p, line, len, pid, made, memo, e,
 					   warning, warning_len);
@@ -92,6 +123,6 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		return multi_probe_create(o, p, line, len, pid, made, memo, e,
 					  warning, warning_len);
 	}
-	return single_probe_create(o, p, line, len, pid, made, memo, e, warning,
-				   warning_len);
+	return one_target_create(o, p, line, len, pid, made, memo, e, warning,
+				 warning_len);
 }

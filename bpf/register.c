@@ -108,6 +108,7 @@ int link_register(struct owned *o, const struct probe_spec *p,
 		own->id = own->f.id;
 		own->slot = slot;
 		own->kind = p->kind;
+		own->sight = p->opts & OPT_SIGHT;
 		if (p->kind == PROBE_TRACEPOINT)
 			snprintf(own->category, sizeof(own->category), "%s",
 				 p->path);

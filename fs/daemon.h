@@ -25,6 +25,7 @@ struct daemon {
 	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
+	bool latency_pairs;	       /* -o latency_pairs */
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	/* the kernel's run statistics, on while someone looks

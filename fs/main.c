@@ -59,6 +59,7 @@ static void usage(const char *prog)
 	       "                        restart adopts them\n"
 	       "    -o bpf_stats        keep the kernel's BPF run statistics on while mounted\n"
 	       "    -o top_interval=MS  time between the blocks of MOUNTPOINT/top (1000)\n"
+	       "    -o latency_pairs    time calls with entry and return links, not sessions\n"
 	       "    -o uid=N,gid=N      owner of the files (control stays root's)\n"
 	       "    -o umask=M          mode bits to clear, octal\n"
 	       "    -o detach           root may rmdir a link it did not make: the kernel\n"
@@ -148,6 +149,7 @@ enum {
 	KEY_BPF_STATS,
 	KEY_TOP_INTERVAL,
 	KEY_DETACH,
+	KEY_LATENCY_PAIRS,
 };
 
 static int opt_proc(void *data, const char *arg, int key,
@@ -177,6 +179,9 @@ static int opt_proc(void *data, const char *arg, int key,
 		return 0;
 	case KEY_TOP_INTERVAL:
 		return parse_interval_opt(arg, &d->top_interval_ms);
+	case KEY_LATENCY_PAIRS:
+		d->latency_pairs = true;
+		return 0;
 	default:
 		return 1;
 	}
@@ -325,6 +330,7 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 		return err;
 	}
+	owned_set_latency_pairs(d->owned, d->latency_pairs);
 	detect_sw_aliases(owned_counter(d->owned));
 	err = stats_switch_open(&d->stats);
 	if (!err && d->hold_stats && (err = stats_switch_hold(d->stats)))
@@ -497,6 +503,7 @@ int main(int argc, char **argv)
 		FUSE_OPT_KEY("detach", KEY_DETACH),
 		FUSE_OPT_KEY("bpf_stats", KEY_BPF_STATS),
 		FUSE_OPT_KEY("top_interval=", KEY_TOP_INTERVAL),
+		FUSE_OPT_KEY("latency_pairs", KEY_LATENCY_PAIRS),
 		FUSE_OPT_END};
 	const char *mnt;
 	bool wants_info;

@@ -19,12 +19,15 @@
 #include "perf_names.h"
 #include "prog_names.h"
 #include "prog_stats.h"
+#include "render_multi.h"
 #include "sbuf.h"
+#include "sight.h"
 
 enum family_id {
 	FAM_LINK_INFO,
 	FAM_LINK_HITS,
 	FAM_TARGET_HITS,
+	FAM_LATENCY,
 	FAM_MISSED,
 	FAM_LINKS,
 	FAM_RUN_COUNT,
@@ -48,6 +51,10 @@ static const struct {
 	[FAM_TARGET_HITS] = {"bpflinkfs_link_target_hits_total", "counter",
 			     "Hits per target of a multi link this mount "
 			     "created (the HITS column of its funcs file)."},
+	[FAM_LATENCY] = {"bpflinkfs_link_latency_seconds", "histogram",
+			 "Call times of a link this mount created with "
+			 "latency (its latency file), per target, in buckets "
+			 "at the powers of two of nanoseconds."},
 	[FAM_MISSED] = {"bpflinkfs_link_missed_total", "counter",
 			"Runs of the link's program the kernel missed (its "
 			"missed file)."},
@@ -358,6 +365,70 @@ static void target_counters(struct metrics *m, const struct link_view *v)
 	free(funcs);
 }
 
+/* The buckets metrics.prom shows: le = 2^0 .. 2^LAT_LE_MAX ns, then +Inf */
+#define LAT_LE_MAX 40
+
+/* A latency sample of @suffix with the link's id and target labels */
+static struct sbuf *lat_sample(struct metrics *m, const char *suffix, __u32 id,
+			       const char *target)
+{
+	struct sbuf *s = sample(m, FAM_LATENCY);
+
+	sbuf_put(s, suffix, strlen(suffix));
+	put_label_u64(s, true, "id", id);
+	put_label(s, false, "target", target, strlen(target));
+	return s;
+}
+
+/*
+ * One target's histogram: bucket i of sight_abi.h holds calls of
+ * [2^(i-1), 2^i) ns, so le = 2^i ns counts buckets 0 .. i (le written as
+ * 2^i and e-09: exact, and the same text every scrape).
+ */
+static void lat_target(struct metrics *m, __u32 id, const char *target,
+		       const __u64 *b)
+{
+	uint64_t cum = 0, all = 0;
+	struct sbuf *s;
+	unsigned int i;
+
+	for (i = 0; i < SIGHT_LAT_BUCKETS; i++)
+		all += b[i];
+	for (i = 0; i <= LAT_LE_MAX; i++) {
+		cum += b[i];
+		s = lat_sample(m, "_bucket", id, target);
+		sbuf_printf(s, ",le=\"%llue-09\"", 1ull << i);
+		put_value(s, cum);
+	}
+	s = lat_sample(m, "_bucket", id, target);
+	sbuf_printf(s, ",le=\"+Inf\"");
+	put_value(s, all);
+	s = lat_sample(m, "_sum", id, target);
+	sbuf_printf(s, "} %llu.%09llu\n",
+		    (unsigned long long)(b[SIGHT_LAT_SUM] / 1000000000),
+		    (unsigned long long)(b[SIGHT_LAT_SUM] % 1000000000));
+	put_value(lat_sample(m, "_count", id, target), all);
+}
+
+/* latency: a histogram per target, named as funcs names it */
+static void latency_samples(struct metrics *m, const struct link_view *v)
+{
+	unsigned int n = v->own.nslots ? v->own.nslots : 1, t;
+	__u64 *lat = calloc((size_t)n * SIGHT_LAT_STRIDE, sizeof(*lat));
+	char **names = NULL;
+	int got = -1;
+
+	if (lat && !sight_lat_read(v->f.prog_id, v->own.partner, n, lat))
+		got = multi_target_names(v, &names);
+	for (t = 0; (int)t < got && t < n; t++)
+		lat_target(m, v->f.id, names[t],
+			   lat + (size_t)t * SIGHT_LAT_STRIDE);
+	for (t = 0; (int)t < got; t++)
+		free(names[t]);
+	free(names);
+	free(lat);
+}
+
 /* hits, per-target hits and missed: the counters, read live */
 static void link_counters(struct metrics *m, const struct link_view *v)
 {
@@ -373,6 +444,8 @@ static void link_counters(struct metrics *m, const struct link_view *v)
 			  n > 0 ? n : 0);
 		put_value(&m->fam[FAM_LINK_HITS], value);
 		target_counters(m, v);
+		if (v->owned && v->own.sight & OPT_LATENCY)
+			latency_samples(m, v);
 	}
 	if (file_value(m, v, MF_MISSED) > 0) {
 		put_label_u64(sample(m, FAM_MISSED), true, "id", v->f.id);

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "render_multi.h"
 #include "render_holders.h"
+#include "render_sight.h"
 #include "owned.h"
 #include "counter.h"
 #include "fmt.h"
@@ -61,6 +62,11 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 		v->f.view = (unsigned)v->f.kind <= PERF_LINK_EVENT
 				    ? (enum link_view_kind)v->f.kind
 				    : VIEW_PERF_UNSPEC;
+	/* link info does not tell a session link from uprobe_multi (only
+	 * its attach type does): ours with latency and no return link are */
+	if (v->owned && v->f.view == VIEW_UPROBE_MULTI &&
+	    v->own.sight & OPT_LATENCY && !v->own.partner)
+		v->f.view = VIEW_UPROBE_SESSION;
 	return 0;
 }
 
@@ -416,6 +422,12 @@ const struct link_file link_files[] = {
 	{"prog_run_time_ns", K_EVERY, LF_LIVE, JSON_NUMBER, render_run_time},
 	{"prog_recursion_misses", K_EVERY, LF_LIVE, JSON_NUMBER,
 	 render_recursion},
+	{"latency", K_EVERY, LF_BUILTIN | LF_LIVE | LF_LATENCY, JSON_CUSTOM,
+	 render_latency, json_latency},
+	{"hits_by", K_EVERY, LF_BUILTIN | LF_LIVE | LF_HITS_BY, JSON_CUSTOM,
+	 render_hits_by, json_hits_by},
+	{"stacks", K_EVERY, LF_BUILTIN | LF_LIVE | LF_READER | LF_STACKS,
+	 JSON_NONE, render_stacks},
 };
 const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
 
@@ -457,6 +469,10 @@ static bool applies_by_kind(size_t i, const struct link_view *v)
 	if (lf->flags & (LF_OWNED | LF_BUILTIN) && !v->owned)
 		return false;
 	if (lf->flags & LF_BUILTIN && v->own.slot <= 0)
+		return false;
+	if ((lf->flags & LF_LATENCY && !(v->own.sight & OPT_LATENCY)) ||
+	    (lf->flags & LF_HITS_BY && !(v->own.sight & OPT_BY)) ||
+	    (lf->flags & LF_STACKS && !(v->own.sight & OPT_STACKS)))
 		return false;
 	if (lf->flags & LF_ADDR && !link_features()->perf_link_info &&
 	    !v->f.addr)

@@ -57,7 +57,11 @@ enum json_kind {
 	/* a table with a header line (funcs): an array of objects keyed by
 	 * the lower-cased column names; all-digit values as numbers */
 	JSON_TABLE,
+	/* the file's json() writes the value (latency, hits_by) */
+	JSON_CUSTOM,
 };
+
+struct sbuf;
 
 /* The views a file applies to: 1 << enum link_view_kind, or'd */
 #define VIEW_BIT(view) (1u << (view))
@@ -87,6 +91,8 @@ struct link_file {
 	enum json_kind json;
 	/* value with its newline into buf; -ENODATA: not known for this link */
 	int (*render)(const struct link_view *v, char *buf, size_t len);
+	/* JSON_CUSTOM: the value as JSON into @s; -errno: left out */
+	int (*json_render)(const struct link_view *v, struct sbuf *s);
 };
 
 #define LF_COOKIE (1u << 0) /* only if the kernel reports the cookie */
@@ -97,6 +103,10 @@ struct link_file {
 #define LF_READER (1u << 5)  /* depends on the reader: direct_io, size 0 */
 #define LF_BUILTIN (1u << 6) /* owned and running the built-in program */
 #define LF_STREAM (1u << 9)  /* a live stream (events): fs/events.c, 0400 */
+/* only on owned links whose line asked for latency, by= (owned_info.sight) */
+#define LF_LATENCY (1u << 11)
+#define LF_HITS_BY (1u << 12)
+#define LF_STACKS (1u << 13)
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;

@@ -189,6 +189,28 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "]", 1);
 }
 
+/* "name":VALUE of a JSON_CUSTOM file, when it applies and reads */
+static void json_custom(struct sbuf *s, size_t i, const struct link_view *v)
+{
+	struct sbuf val = {0};
+	size_t n;
+	char *p;
+
+	if (!link_file_applies(i, v) ||
+	    link_files[i].json_render(v, &val) < 0) {
+		free(val.p);
+		return;
+	}
+	p = sbuf_finish(&val, &n);
+	if (!p)
+		return;
+	sbuf_put(s, ",\"", 2);
+	sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
+	sbuf_put(s, "\":", 2);
+	sbuf_put(s, p, n);
+	free(p);
+}
+
 static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 			size_t len)
 {
@@ -204,6 +226,10 @@ static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
 			/* its holders with where they run; left out, as
 			 * any value, when they cannot be read */
 			link_pids_json(s, v, ",\"pids\":");
+			continue;
+		}
+		if (link_files[i].json == JSON_CUSTOM) {
+			json_custom(s, i, v);
 			continue;
 		}
 		p = link_files[i].json == JSON_NONE

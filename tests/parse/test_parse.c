@@ -44,6 +44,8 @@ struct row {
 	uint64_t freq;
 	const char *prog;
 	const char *provider; /* usdt; NULL: expect "" */
+	unsigned int stacks;
+	enum hits_by by;
 };
 
 /* clang-format off: one row per line reads better */
@@ -211,6 +213,41 @@ static const struct row rows[] = {
 	BAD("uprobe:/bin/bash:f prog=relative/p", 24, "absolute"),
 	BAD("uprobe:/bin/bash:f prog=", 24, "expected a program path"),
 	BAD("uprobe:/bin/bash:f prog=\"/a\"x", 28, "'x'"),
+	/* latency, stacks=, by= */
+	{L("u:/bin/sh:main latency"), 0, PROBE, .pk = PROBE_UPROBE,
+	 .path = "/bin/sh", .symbol = "main", .opts = OPT_LATENCY},
+	{L("u:/bin/sh:fn_* latency stacks=both by=cgroup pid=7"), 0, PROBE,
+	 .pk = PROBE_UPROBE, .path = "/bin/sh", .symbol = "fn_*",
+	 .opts = OPT_LATENCY | OPT_STACKS | OPT_BY | OPT_PID, .pid = 7,
+	 .stacks = STACKS_USER | STACKS_KERNEL, .by = BY_CGROUP},
+	{L("t:syscalls:sys_enter_getpid stacks=kernel by=comm"), 0, PROBE,
+	 .pk = PROBE_TRACEPOINT, .path = "syscalls", .symbol = "sys_enter_getpid",
+	 .opts = OPT_STACKS | OPT_BY, .stacks = STACKS_KERNEL, .by = BY_COMM},
+	{L("k:vfs_read latency stacks=user by=pid"), 0, PROBE,
+	 .pk = PROBE_KPROBE, .symbol = "vfs_read",
+	 .opts = OPT_LATENCY | OPT_STACKS | OPT_BY, .stacks = STACKS_USER,
+	 .by = BY_PID},
+	{L("f:vfs_read latency"), 0, PROBE, .pk = PROBE_FENTRY,
+	 .symbol = "vfs_read", .opts = OPT_LATENCY},
+	{L("U:/x:p:n latency"), 0, PROBE, .pk = PROBE_USDT, .path = "/x",
+	 .provider = "p", .symbol = "n", .opts = OPT_LATENCY},
+	BAD("t:sched:sched_switch latency", 21, "applies to"),
+	BAD("s:cpu-clock latency", 12, "applies to"),
+	BAD("rt:sched_switch latency", 16, "applies to"),
+	BAD("ur:/bin/sh:main latency", 16, "applies to"),
+	BAD("kr:vfs_read latency", 12, "applies to"),
+	BAD("fr:vfs_read latency", 12, "applies to"),
+	BAD("u:/bin/sh:main latency=1", 22, "no value"),
+	BAD("u:/bin/sh:main latency latency", 23, "twice"),
+	BAD("u:/bin/sh:main by=tid", 18, "'tid'"),
+	BAD("u:/bin/sh:main by=", 18, "pid|comm|cgroup"),
+	BAD("u:/bin/sh:main by", 15, "KEY=VALUE"),
+	BAD("u:/bin/sh:main stacks=all", 22, "user|kernel|both"),
+	BAD("u:/bin/sh:main by=pid by=comm", 22, "twice"),
+	BAD("u:/bin/sh:main prog=/sys/fs/bpf/p latency", 34, "built-in"),
+	BAD("u:/bin/sh:main by=pid prog=/sys/fs/bpf/p", 15, "built-in"),
+	BAD("t:a:b prog=/sys/fs/bpf/p stacks=user by=pid", 25, "built-in"),
+	BAD("u:/bin/sh:main latenc", 15, "KEY=VALUE"),
 	/* tracepoints */
 	{L("tracepoint:sched:sched_switch"), 0, PROBE, .pk = PROBE_TRACEPOINT,
 	 .path = "sched", .symbol = "sched_switch"},
@@ -392,6 +429,8 @@ static void probe_matches(const struct row *r, const struct probe_spec *p)
 	EXPECT(p->freq == r->freq, "freq %llu", (unsigned long long)p->freq);
 	EXPECT(streq0(p->prog, r->prog), "prog '%s'", p->prog);
 	EXPECT(streq0(p->provider, r->provider), "provider '%s'", p->provider);
+	EXPECT(p->stacks == r->stacks, "stacks %u", p->stacks);
+	EXPECT(p->by == r->by, "by %d", p->by);
 }
 
 static void row_matches(const struct row *r, int ret,
