@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# events.sh [N]: issue 16's speed, one run, as ratios.
+# events.sh [N]: what the events stream costs, one run, as ratios.
 #
 # 1. Cost per hit with no events reader: a uprobe on the events fixture's
 #    function, N calls, the fixture's own CLOCK_BOOTTIME around its loop,

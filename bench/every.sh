@@ -4,7 +4,7 @@
 # every.sh [--quick] [--runs R] [--sizes "N..."] [--only json|glob|funcs]
 #          [--cpu C]
 #
-# The speed part of issue 14 (every link in view, wildcard multi links),
+# The speed of every link in view (every link type, wildcard multi links),
 # each side by side with its reference in one run, in paired rounds (the
 # commands alternate, the order changes every round, so a busy host
 # moves all alike), reported as ratios:
@@ -484,7 +484,7 @@ def verdict(x, goal, op, moon=None):
         okm = x <= moon if op == "<=" else x >= moon
         s += ", moonshot %s: %s" % (moon, "met" if okm else "not met")
     return s
-print("bpflinkfs: every link in view (issue 14), kernel %s, %s CPUs, %s" %
+print("bpflinkfs: every link in view, kernel %s, %s CPUs, %s" %
       (kernel, ncpu, time.strftime("%Y-%m-%d %H:%M")))
 print("%s paired rounds each (order rotated/flipped every round); "
       "reference %s" % (runs, "libbpf " + lbv if only == "glob" else btv))

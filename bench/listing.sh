@@ -3,7 +3,7 @@
 #
 # listing.sh [--big] [--keep] [--runs R] [--no-profile]
 #
-# The listing benchmark of issue 7: bpflinkfs against bpftool 7.5, a C
+# The listing benchmark: bpflinkfs against bpftool 7.5, a C
 # syscall floor and a trivial FUSE filesystem, all in the same run over the
 # same pinned set of foreign links, plus the daemon's memory with foreign
 # and with owned links. See bench/LISTING.md.

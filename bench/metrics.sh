@@ -3,7 +3,7 @@
 #
 # metrics.sh [N] [--runs R]
 #
-# metrics.prom beside links.json (issue 17): `cat metrics.prom` and
+# metrics.prom beside links.json: `cat metrics.prom` and
 # `cat links.json` over the same N foreign links (default 10,000), in the
 # same run, and the scrape of node-exporter's textfile collector pointed at
 # the mount beside a scrape of node-exporter with an empty textfile

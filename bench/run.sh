@@ -3,14 +3,14 @@
 #
 # run.sh [--big] [--quick] [--vm]
 #
-# The whole benchmark of issue 7 in one command: create_remove.sh (creating
+# The whole benchmark in one command: create_remove.sh (creating
 # 1,000 uprobes through control against a bare loop and libbpf's by-name
 # attach, and removing them), then churn_listing.sh (listing while owned
 # uprobes are released), then listing.sh (bpftool 7.5, the C floor,
 # the FUSE floor, memory), then cost_per_hit.sh (ns per probed call: no
 # probe, an empty program, the built-in counter, bpftrace count(), the
 # counter with an events reader, bpftrace printf), then every.sh
-# (issue 14: links.json of 1,000 and 10,000 mixed links, glob creation
+# (links.json of 1,000 and 10,000 mixed links, glob creation
 # against libbpf, funcs of a 10,000-target link), then top_cost.sh (what
 # run statistics add per program run, and a `top` reader's CPU at 1,000
 # and 10,000 links; with --quick at 1,000). The tables go to stdout and together to
@@ -87,7 +87,7 @@ if [ "$vm" = 1 ]; then
 	[ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 echo | tee -a "$out"
-# issue 14: links.json of mixed links, glob creation, funcs (every.sh)
+# every link in view: links.json of mixed links, glob creation, funcs (every.sh)
 bash "$here/every.sh" "${every_args[@]}" | tee -a "$out"
 [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 echo | tee -a "$out"

@@ -2,9 +2,9 @@
 /*
  * Probes attached without a link: perf events that a process holds with a
  * BPF program set by the PERF_EVENT_IOC_SET_BPF ioctl (bcc, bpftrace 0.17),
- * which no link enumeration shows (DESIGN 2.4). Found with the task-file
- * iterator (task_files.h), described with BPF_TASK_FD_QUERY, as bpftool
- * perf show does.
+ * which no link enumeration shows (bpflinkfs(8), Probes attached without a
+ * link). Found with the task-file iterator (task_files.h), described with
+ * BPF_TASK_FD_QUERY, as bpftool perf show does.
  */
 #ifndef BPFLINKFS_ATTACHED_H
 #define BPFLINKFS_ATTACHED_H

@@ -43,7 +43,7 @@ struct owned;
  * pid= narrows them; if one fails, those already made for this line stay
  * in @made for the caller to remove.
  *
- * Return: 0, or -errno (DESIGN.md 3.5).
+ * Return: 0, or -errno (bpflinkfs(8), ERRORS).
  */
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
@@ -58,7 +58,7 @@ struct uprobe_target;
  * @p's prog=, registered in @o with @spec as its spec
  * @ut: the resolved uprobe target (uprobe kinds), else NULL
  * @id: out, the new link's id
- * Return: 0, or -errno with @e set (DESIGN.md 3.5); nothing is left made
+ * Return: 0, or -errno with @e set (bpflinkfs(8), ERRORS); nothing is left made
  * on failure.
  */
 int perf_probe_link_make(struct owned *o, const struct probe_spec *p,

@@ -2,7 +2,7 @@
 /*
  * The event ring of the built-in program: a thread that reads it, the
  * per-slot switch that makes the program record, its drop counters, and the
- * text line of one record (DESIGN.md section 3.6).
+ * text line of one record (bpflinkfs(8), EVENTS).
  */
 #ifndef BPFLINKFS_EVENT_RING_H
 #define BPFLINKFS_EVENT_RING_H

@@ -110,7 +110,7 @@ int listed_link_ids(struct owned *o, __u32 **out)
 	__u32 *own = NULL;
 
 	n = nd < 0 ? nd : links_now(&v);
-	/* and this mount's own tracing and raw tracepoint links (issue 15) */
+	/* and this mount's own tracing and raw tracepoint links */
 	no = n < 0 ? n : owned_ids(o, &own);
 	n = no < 0 ? no : n;
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A wildcard probe line (DESIGN.md 3.1, Wildcards) to one multi link:
+ * A wildcard probe line (bpflinkfs(8), CONTROL LANGUAGE) to one multi link:
  * match the targets (uprobe: the file's functions, uprobe_glob(); kprobe:
  * tracefs available_filter_functions), give each its own counter slot as
  * its cookie, attach one uprobe_multi or kprobe_multi link, register it.
@@ -245,8 +245,7 @@ static int uprobe_multi_link(int prog, const struct probe_spec *p,
 			     const struct multi_targets *t,
 			     const __u64 *cookies, bool ret, bool session)
 {
-	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n, ret,
-				  session);
+	return uprobe_multi_range(prog, p, t, cookies, 0, t->m.n, ret, session);
 }
 
 /* The link a line asks for: return probe or not, session for latency. */
@@ -730,8 +729,7 @@ int session_probe_create(struct owned *o, const struct probe_spec *p,
 		snprintf(warning, warning_len, "%s", ut->warning);
 	if (!err) {
 		one.offset = ut->offset;
-		err = usdt_multi_create(o, p, ut, &one, 1, line, len, made,
-					e);
+		err = usdt_multi_create(o, p, ut, &one, 1, line, len, made, e);
 	}
 	if (ut && ut->fd >= 0)
 		close(ut->fd);

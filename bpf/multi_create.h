@@ -41,7 +41,7 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
  * With the built-in program each location gets its own counter slot (its
  * cookie), so `funcs` shows hits per location. The caller checks
  * multi_link_creatable() first.
- * Return: 0, or -errno (DESIGN.md 3.5); nothing is made on failure.
+ * Return: 0, or -errno (bpflinkfs(8), ERRORS); nothing is made on failure.
  */
 int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		      const struct uprobe_target *ut,
@@ -54,7 +54,7 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
  * latency, where the kernel has uprobe session links: one uprobe session
  * link (uprobe_multi) of its one target, resolved as single_probe_create()
  * resolves it
- * Return: 0, or -errno (DESIGN.md 3.5); nothing is made on failure.
+ * Return: 0, or -errno (bpflinkfs(8), ERRORS); nothing is made on failure.
  */
 int session_probe_create(struct owned *o, const struct probe_spec *p,
 			 const char *line, size_t len, pid_t pid,

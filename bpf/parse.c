@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The control language (DESIGN.md section 3.1). Every error names the
+ * The control language (bpflinkfs(8), CONTROL LANGUAGE). Every error names the
  * 0-based byte column of the first bad character, counted in the line as
  * written (leading blanks included), so control.c can put a caret under it.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The control language (DESIGN.md section 3.1): one line to one command. */
+/* The control language (bpflinkfs(8), CONTROL LANGUAGE): one line to one
+ * command. */
 #ifndef BPFLINKFS_PARSE_H
 #define BPFLINKFS_PARSE_H
 

@@ -47,7 +47,7 @@ static inline bool is_ksym_char(unsigned char c)
 	return is_alnum(c) || c == '_' || c == '.' || c == '$';
 }
 
-/* A kernel FUNC that may be a glob pattern (DESIGN.md 3.1, Wildcards). */
+/* A kernel FUNC that may be a glob pattern (bpflinkfs(8), CONTROL LANGUAGE). */
 static inline bool is_kglob_char(unsigned char c)
 {
 	return is_ksym_char(c) || c == '*' || c == '?' || c == '[' ||

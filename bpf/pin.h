@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * -o pin_dir=DIR: owned links, the hits map and what adoption needs live
- * in bpffs, so a restarted daemon adopts them (DESIGN.md section 4).
+ * in bpffs, so a restarted daemon adopts them (bpflinkfs(8), OWNERSHIP AND
+ * LIFETIME).
  *
  * DIR/hits      the counter map (BPF_MAP_TYPE_PERCPU_ARRAY)
  * DIR/meta      a hash map: link id -> struct pin_meta (slot, spec ...)
@@ -99,11 +100,11 @@ int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
  * @pd: the pin_dir; NULL (no pin_dir): nothing to do
  * @owner: the registry; @owner->forget is called for each such link
  *
- * DESIGN.md 4: removing a pin detaches the link it held, so an owned link
- * whose pin left the pin_dir (rm, rm -r, mv) is no longer owned: it goes
- * to the reaper like a removed link. The pin_dir itself, if gone, is made
- * again by the next pin_link(). Cheap (one non-blocking read) when nothing
- * happened; called before the owned list is read.
+ * bpflinkfs(8), OWNERSHIP AND LIFETIME: removing a pin detaches the link it
+ * held, so an owned link whose pin left the pin_dir (rm, rm -r, mv) is no
+ * longer owned: it goes to the reaper like a removed link. The pin_dir itself,
+ * if gone, is made again by the next pin_link(). Cheap (one non-blocking read)
+ * when nothing happened; called before the owned list is read.
  */
 void pin_sync(struct pin_dir *pd, const struct pin_owner *owner);
 

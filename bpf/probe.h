@@ -22,7 +22,7 @@
  * kernel has no multi links, with @warning saying so; a fentry/fexit
  * pattern one tracing link per match (tracing_glob_create()).
  *
- * Return: 0, or -errno (DESIGN.md 3.5).
+ * Return: 0, or -errno (bpflinkfs(8), ERRORS).
  */
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 size_t len, pid_t pid, struct id_list *made,

@@ -28,7 +28,7 @@
  * /sys/kernel/btf/MODULE (loaded with that module's BTF object fd); the
  * program is BPF_PROG_TYPE_TRACING with expected_attach_type
  * BPF_TRACE_FENTRY/FEXIT; the link is BPF_LINK_CREATE. rawtracepoint:
- * BPF_RAW_TRACEPOINT_OPEN of NAME. Events (DESIGN.md 3.6) go into the
+ * BPF_RAW_TRACEPOINT_OPEN of NAME. Events (bpflinkfs(8), EVENTS) go into the
  * counter's ring; a fexit instance records FUNC's return value, read from
  * its context at the offset BTF gives (none for a function returning void).
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fentry/fexit with a pattern in FUNC (DESIGN.md 3.1, Wildcards): the
+ * fentry/fexit with a pattern in FUNC (bpflinkfs(8), CONTROL LANGUAGE): the
  * kernel has no multi link for tracing programs, so one link per match,
  * all or nothing (tracing_glob.h). The function names come from the
  * kernel's BTF, the only functions a tracing program can attach to.

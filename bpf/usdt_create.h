@@ -14,7 +14,7 @@
  * (.note.stapsdt, resolve_usdt()).
  *
  * Arguments as single_probe_create().
- * Return: 0, or -errno (DESIGN.md 3.5): -ENOENT for an unknown probe
+ * Return: 0, or -errno (bpflinkfs(8), ERRORS): -ENOENT for an unknown probe
  * (error_log lists the file's probes); links made before a failure stay
  * in @made for the caller to remove (the line is all-or-nothing).
  */

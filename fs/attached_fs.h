@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * attached/: the perf events with a BPF program and no link (DESIGN 2.4),
- * as FUSE sees them (attached_fs.c); bpf/attached.c finds and describes them.
+ * attached/: the perf events with a BPF program and no link (bpflinkfs(8),
+ * Probes attached without a link), as FUSE sees them (attached_fs.c);
+ * bpf/attached.c finds and describes them.
  *
  * Inode space: bit 63 set, then the holder's pid in bits 40..62, its fd
  * in bits 8..39 and the file index in bits 0..7 (bit 7: the reader class,

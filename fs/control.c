@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The control file: line assembly, all-or-nothing writes, read-back, and
- * error_log (DESIGN.md section 3). */
+ * error_log (bpflinkfs(8), CONTROL LANGUAGE). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The control file: line assembly, replies, read-back and error_log
- * (control.c, DESIGN.md 3.2-3.4). */
+ * (control.c, bpflinkfs(8), What a write does and Reading control). */
 #ifndef BPFLINKFS_CONTROL_H
 #define BPFLINKFS_CONTROL_H
 
@@ -21,7 +21,8 @@ struct control_handle *control_open(struct owned *reg);
 void control_release(struct control_handle *h);
 
 /**
- * control_write() - one FUSE write request on control (DESIGN.md 3.2)
+ * control_write() - one FUSE write request on control (bpflinkfs(8), What a
+ * write does)
  * @h: the handle
  * @data: bytes written
  * @len: their count
@@ -33,7 +34,8 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 		      pid_t pid);
 
 /**
- * control_flush() - run a last line without a newline (DESIGN.md 3.2)
+ * control_flush() - run a last line without a newline (bpflinkfs(8), What a
+ * write does)
  * @h: the handle
  * @pid: the process closing it; only the last writer's close runs the line
  * @last: the handle's release: run it whoever wrote it
@@ -42,7 +44,7 @@ ssize_t control_write(struct control_handle *h, const char *data, size_t len,
 int control_flush(struct control_handle *h, pid_t pid, bool last);
 
 /**
- * control_read() - read-back (DESIGN.md 3.4)
+ * control_read() - read-back (bpflinkfs(8), Reading control)
  * Return: bytes copied into @buf, 0 at end-of-file, or -errno.
  */
 ssize_t control_read(struct control_handle *h, char *buf, size_t size,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * `<ID>/events`: the live streams of own links' hits (DESIGN.md 3.6). One
- * hub per daemon fans each record of the ring (bpf/event_ring.c) out to every
- * open stream of its link; each stream has a bounded queue, blocked reads
+ * `<ID>/events`: the live streams of own links' hits (bpflinkfs(8), EVENTS).
+ * One hub per daemon fans each record of the ring (bpf/event_ring.c) out to
+ * every open stream of its link; each stream has a bounded queue, blocked reads
  * wait as deferred FUSE requests (no worker thread waits), poll handles
  * are notified when lines arrive.
  */

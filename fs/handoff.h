@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One render per open. An open(2) of a file whose dentry has expired asks
- * LOOKUP (which must report the size of the value: DESIGN 2.1) and then
- * OPEN, and the reader's fstat() asks GETATTR: three renders of one value,
+ * LOOKUP (which must report the size of the value: bpflinkfs(8), THE TREE) and
+ * then OPEN, and the reader's fstat() asks GETATTR: three renders of one value,
  * each a walk of every task for pids, attached/ and the tables. The
  * handoff carries the LOOKUP's render to the OPEN of the same thread
  * (the same open(2) call), and the OPEN's length to that thread's next

@@ -26,7 +26,7 @@
  * The root's files keep their inode while mounted, so the kernel may keep
  * their dentries (control's excepted, see below). Attributes always have
  * a timeout of 0: sizes and the root's link count follow the content
- * (DESIGN 2.1), and so do the dentries of reader-dependent files.
+ * (bpflinkfs(8), THE TREE), and so do the dentries of reader-dependent files.
  */
 #define ROOT_TIMEOUT 86400.0
 /*
@@ -51,6 +51,5 @@ enum root_file_id {
 	RF_TOP,
 	RF_COUNT,
 };
-
 
 #endif

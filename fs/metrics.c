@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * metrics.prom (DESIGN 2.3): the tree in the Prometheus text exposition
- * format 0.0.4, for node-exporter's textfile collector. One walk over the
- * links fills one buffer per family; a family with no sample is left out
- * (HELP and TYPE included), so a family is absent exactly when it has
+ * metrics.prom (bpflinkfs(8), metrics.prom): the tree in the Prometheus text
+ * exposition format 0.0.4, for node-exporter's textfile collector. One walk
+ * over the links fills one buffer per family; a family with no sample is left
+ * out (HELP and TYPE included), so a family is absent exactly when it has
  * nothing to say (run count and time while the kernel's run statistics
  * are off).
  */
@@ -297,9 +297,9 @@ static int column_of(const char *p, const char *end, const char *name)
 
 /*
  * link_target_hits() - the hits of each target of an own multi link with
- * the built-in program, handed to @emit: read from its funcs file (DESIGN
- * 2), whose header names the target column (SYMBOL or FUNC) and HITS. A
- * link without funcs, or without the HITS column, has none.
+ * the built-in program, handed to @emit: read from its funcs file
+ * (bpflinkfs(8), THE TREE), whose header names the target column (SYMBOL or
+ * FUNC) and HITS. A link without funcs, or without the HITS column, has none.
  * @funcs: the funcs file's text, NUL-ended
  */
 static void link_target_hits(__u32 id, const char *funcs,
@@ -577,9 +577,9 @@ static void prog_samples(struct metrics *m, struct stats_switch *sw)
 
 /*
  * attached_samples() - bpflinkfs_attached_info{pid,fd,type,name,prog_id,
- * prog_name} 1 for each entry of attached/ (DESIGN 2.4), named as its
- * files are (attached_fs.c)
- * Return: 0, or -errno (a daemon without attached/ has none to add).
+ * prog_name} 1 for each entry of attached/ (bpflinkfs(8), Probes attached
+ * without a link), named as its files are (attached_fs.c) Return: 0, or -errno
+ * (a daemon without attached/ has none to add).
  */
 static int attached_samples(struct metrics *m, struct attached_set *as)
 {

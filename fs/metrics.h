@@ -13,9 +13,9 @@ struct stats_switch;
 
 /**
  * render_metrics() - the Prometheus text exposition (format 0.0.4) of
- * every link (DESIGN 2.3): link info, hits of own links, missed, links per
- * type, each program's recursion misses, own links' share of the built-in
- * program's run time and, while the kernel's run statistics are on
+ * every link (bpflinkfs(8), metrics.prom): link info, hits of own links,
+ * missed, links per type, each program's recursion misses, own links' share of
+ * the built-in program's run time and, while the kernel's run statistics are on
  * (stats_collecting(@sw), whoever turned them on), the run count and time
  * of each program attached by a link
  * @len: out, the text's length

@@ -126,10 +126,10 @@ int link_file_render(size_t i, const struct link_view *v, char *buf,
 		     size_t len);
 
 /**
- * link_target_count() - the COUNT column of `links` (DESIGN 2.2): 1 for a
- * single-target link (every perf link of known kind, tracing, raw
- * tracepoint), link info's count for a multi link, -1 (`-`) for a link
- * that probes nothing (cgroup, xdp, ..., a perf link of unknown kind)
+ * link_target_count() - the COUNT column of `links` (bpflinkfs(8), the links
+ * table): 1 for a single-target link (every perf link of known kind, tracing,
+ * raw tracepoint), link info's count for a multi link, -1 (`-`) for a link that
+ * probes nothing (cgroup, xdp, ..., a perf link of unknown kind)
  */
 long link_target_count(const struct link_view *v);
 

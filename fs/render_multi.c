@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The files of multi links (DESIGN.md section 2): count, funcs (one line
+ * The files of multi links (bpflinkfs(8), THE TREE): count, funcs (one line
  * per target, of any length), pid, and hits summed over the targets.
  */
 #include <errno.h>

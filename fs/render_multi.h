@@ -15,7 +15,7 @@ int render_count(const struct link_view *v, char *buf, size_t len);
 int render_pid(const struct link_view *v, char *buf, size_t len);
 
 /*
- * funcs: a header line, then one line per target (DESIGN.md section 2).
+ * funcs: a header line, then one line per target (bpflinkfs(8), THE TREE).
  * Of any length: returns the length it needs (>= @len) when it does not
  * fit, so link_file_render_alloc() can ask again with room.
  */

@@ -63,7 +63,7 @@ void sbuf_put_table_value(struct sbuf *s, const char *v, size_t n);
 /**
  * sbuf_put_json_string() - append @n bytes of @v as a JSON string: quote,
  * backslash and control bytes escaped, bytes that are not UTF-8 as \u00XX
- * (DESIGN 2.2)
+ * (bpflinkfs(8), the links table)
  */
 void sbuf_put_json_string(struct sbuf *s, const char *v, size_t n);
 

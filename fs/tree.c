@@ -611,7 +611,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		event_stream_read(of->stream, req, size, off,
 				  fi->flags & O_NONBLOCK);
 	} else if (of->top) {
-		top_stream_read(of->top, req, size, off, fi->flags & O_NONBLOCK);
+		top_stream_read(of->top, req, size, off,
+				fi->flags & O_NONBLOCK);
 	} else if (of->control) {
 		buf = malloc(size ? size : 1);
 		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
@@ -630,8 +631,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 }
 
 /*
- * Creating and removing links asks what the kernel asks (DESIGN 5): a
- * writer without it changes nothing, and error_log says why.
+ * Creating and removing links asks what the kernel asks (bpflinkfs(8), ACCESS):
+ * a writer without it changes nothing, and error_log says why.
  */
 static ssize_t control_write_checked(struct control_handle *h, const char *data,
 				     size_t size, pid_t pid)

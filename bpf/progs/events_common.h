@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The events side of the built-in programs (DESIGN.md 3.6): the ring
+ * The events side of the built-in programs (bpflinkfs(8), EVENTS): the ring
  * buffer, the per-slot switch, the per-slot drop counters and the count of
  * slots switched on. Every program file that includes this defines these
  * maps alike, so userspace hands them all one set (bpf_map__reuse_fd):

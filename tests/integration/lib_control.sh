@@ -9,7 +9,7 @@ ctl_write() {
 	timeout 30 python3 - "$MNT/control" "$1" <<'EOF'
 import errno, os, sys
 def name(e):
-    # ENOTSUP and EOPNOTSUPP are one number on Linux; DESIGN says the latter
+    # ENOTSUP and EOPNOTSUPP are one number on Linux; the man page says the latter
     if e == errno.EOPNOTSUPP:
         return "EOPNOTSUPP"
     return errno.errorcode.get(e, str(e))
@@ -126,7 +126,7 @@ owned_listing() {
 # errlog_entries: parse MNT/error_log; print one line per entry,
 # SECS<TAB>ENAME<TAB>LINE<TAB>CARET_COLUMN<TAB>COMMAND<TAB>MESSAGE, where
 # CARET_COLUMN is 0-based in COMMAND. Exits 1 (with the reason on stderr)
-# if an entry is not in the format of DESIGN.md 3.5.
+# if an entry is not in the format of bpflinkfs(8), ERRORS.
 errlog_entries() {
 	timeout 15 cat "$MNT/error_log" >"$WORK/errlog" || return 1
 	python3 - "$WORK/errlog" <<'PY'

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Access (DESIGN.md 5): without allow_other, nobody cannot enter the mount;
+# Access (bpflinkfs(8), ACCESS): without allow_other, nobody cannot enter the mount;
 # with it, nobody reads every attribute but cannot write control or
 # error_log, remove a link (rmdir) or create anything, and nothing changes
 # (owned listing, the daemon's link fds and bpftool stay the same). addr of
@@ -116,7 +116,7 @@ while read -r mode path; do
 	case $name in
 	control)
 		assert_eq "mode of control" 600 "$mode" ;;
-	*/events) # a stream of who runs what: root's (DESIGN 3.6)
+	*/events) # a stream of who runs what: root's (bpflinkfs(8), EVENTS)
 		assert_eq "mode of $name" 400 "$mode" ;;
 	"$ID" | "$FOREIGN")
 		if (((8#$mode & 8#005) != 8#005)); then

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# attached/ (DESIGN.md 2.4): programs attached to perf events without a
+# attached/ (bpflinkfs(8), Probes attached without a link): programs attached to perf events without a
 # link. Debian's bpftrace 0.17 (PERF_EVENT_IOC_SET_BPF) with a uprobe and a
 # tracepoint, and setbpf (tests/tools) with a uprobe and a software event,
 # must show with the pid, comm, prog_id, path, offset and name that /proc,
@@ -124,7 +124,7 @@ TP=$(awk -F'\t' '$3 == "tracepoint" {print $1}' "$WORK/bt.perf")
 [ -n "$U" ] && [ -n "$TP" ] || die "bpftrace: no uprobe or no tracepoint"
 D=$MNT/attached/$BT_PID-$U
 
-# metrics.prom carries them as bpflinkfs_attached_info (DESIGN 2.4), with
+# metrics.prom carries them as bpflinkfs_attached_info (bpflinkfs(8), Probes attached without a link), with
 # the pid, fd, type, name and prog_id that bpftool perf show gave
 while IFS=$'\t' read -r fd prog type name _; do
 	want="bpflinkfs_attached_info{pid=\"$BT_PID\",fd=\"$fd\",type=\"$type\",name=\"$name\",prog_id=\"$prog\","

@@ -97,7 +97,7 @@ while time.monotonic() < deadline:
                 continue
             reads += 1
             # pids and pinned are lists, empty when no process or pin
-            # holds the link (DESIGN 2); every other file is one value
+            # holds the link (bpflinkfs(8), THE TREE); every other file is one value
             if f in ("pids", "pinned") and v == b"":
                 continue
             if not v.endswith(b"\n") or v == b"\n":

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Creating links through MNT/control (DESIGN.md 3.1-3.4): every kind this
+# Creating links through MNT/control (bpflinkfs(8), CONTROL LANGUAGE and Reading control): every kind this
 # kernel has, checked through the tree and against readelf, objdump,
 # bpftool, fdinfo and sysfs; exact uprobe hit counts; read-back; the
 # owned listing; O_TRUNC; prog=; removal and unmount.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# A failed write changes nothing, removals included (DESIGN.md 3.2): `-ID`
+# A failed write changes nothing, removals included (bpflinkfs(8), What a write does): `-ID`
 # and `-*` followed by a bad line in the same request fail with the bad
 # line's errno and every link is still owned, listed and in the kernel. A
 # later line sees the removals of earlier ones (`-ID` twice, `-*` then

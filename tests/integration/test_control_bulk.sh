@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# How writes become lines (DESIGN.md 3.2): many lines in one write, a line
+# How writes become lines (bpflinkfs(8), What a write does): many lines in one write, a line
 # split across writes, a last line run at close, a 5,000-line file through
 # cat; then `-*`, and SIGTERM of the daemon detaching what it owns (4).
 
@@ -50,7 +50,7 @@ assert_eq "split writes: specs" "s:cpu-clock cpu=0|s:task-clock cpu=0" \
 # the same from bash: pieces with printf in one redirected group. (A
 # separate `printf ... >&3` per piece dups fd 3 onto stdout and closes the
 # dup afterwards: that close is a flush, which runs the incomplete line, as
-# DESIGN.md 3.2 says; the man page tells scripts to write whole lines.)
+# bpflinkfs(8), What a write does says; the man page tells scripts to write whole lines.)
 exec 3>"$MNT/control"
 {
 	printf 's:page-'
@@ -148,7 +148,7 @@ done
 kill -0 "$BL_DAEMON_PID" 2>/dev/null && fail "daemon runs 15 s after SIGTERM"
 wait "$BL_DAEMON_PID"
 rc=$?
-# DESIGN.md names no exit status for SIGTERM; report it, do not judge it
+# The man page names no exit status for SIGTERM; report it, do not judge it
 [ "$rc" -ne 0 ] && echo "NOTE: the daemon exited with $rc after SIGTERM"
 mountpoint -q "$MNT" && fail "$MNT is still mounted after SIGTERM"
 left=$(wait_links_gone 2 "${TERM_IDS[@]}") ||

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Control errors (DESIGN.md 3.2, 3.5, 4): the errno table, all-or-nothing
+# Control errors (bpflinkfs(8), What a write does and ERRORS and OWNERSHIP AND LIFETIME): the errno table, all-or-nothing
 # writes, error_log's format, line, caret and 16-entry limit, and that a
 # link this mount does not own cannot be removed.
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# What one write may cost the others (DESIGN.md 3.2): an ELF file whose
+# What one write may cost the others (bpflinkfs(8), What a write does): an ELF file whose
 # headers claim more than it holds (a symbol table of gigabytes in a sparse
 # file, a section past the end, 50 million section headers) fails at once
 # with a clear error, a symbol table over the size limit refuses symbols

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The control stream (DESIGN.md 3.2, 3.5): a failed line split across
+# The control stream (bpflinkfs(8), What a write does and ERRORS): a failed line split across
 # writes does not poison the next write on the handle (while a writer's
 # retry of a short write still never runs the failed line's tail); every
 # accepted command is kept whole as its links' spec, a longer one is

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# <ID>/events (DESIGN.md 3.6): a fixture with a known comm (prctl), pid and
+# <ID>/events (bpflinkfs(8), EVENTS): a fixture with a known comm (prctl), pid and
 # tid calls a probed function N times; each reader gets exactly those N
 # lines, with times inside the fixture's own clock readings and the return
 # values the function returned; overload loses events only as `# lost N`

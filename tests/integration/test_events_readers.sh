@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Readers of <ID>/events (DESIGN.md 3.6, 5). A seek back over what a read
+# Readers of <ID>/events (bpflinkfs(8), EVENTS and ACCESS). A seek back over what a read
 # returned reads those bytes again, so GNU `head -n N` ends without
 # "Illegal seek" and leaves the offset after line N for the next reader of
 # the descriptor; a seek that changes nothing succeeds; a seek where the

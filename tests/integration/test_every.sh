@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Every link type in view (issue 14): links of other types made by mklinks
+# Every link type in view: links of other types made by mklinks
 # (no bpflinkfs code) show exactly their applicable files, with values from
 # `bpftool -j link show`, readelf and kernel BTF; pids are the holders
 # found in /proc/*/fdinfo (link_id:), pinned the paths in bpffs; links and

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Removal frees descriptors, so it never needs one (DESIGN.md 4, 5): with
+# Removal frees descriptors, so it never needs one (bpflinkfs(8), OWNERSHIP AND LIFETIME and ACCESS): with
 # the daemon at its fd limit (its soft RLIMIT_NOFILE lowered with prlimit
 # to its lowest free descriptor, so that no open can succeed), `-ID`,
 # `rmdir` and `-*` still remove links (the writer's capabilities are read

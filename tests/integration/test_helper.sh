@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Mounting through mount.fuse3 (DESIGN.md section 6): `mount -t
+# Mounting through mount.fuse3 (bpflinkfs(8), OPTIONS): `mount -t
 # fuse.bpflinkfs none MNT`, the same with `-o allow_other`, and an fstab
 # line `none MNT fuse.bpflinkfs defaults 0 0` (through `mount -T FILE`,
 # which reads that line as mount(8) reads /etc/fstab).

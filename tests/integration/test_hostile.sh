@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Hostile writes to MNT/control (DESIGN.md 3.2, 3.5): binary bytes, NULs,
+# Hostile writes to MNT/control (bpflinkfs(8), What a write does and ERRORS): binary bytes, NULs,
 # 100 KB and over-1-MiB lines, 10,000 bad lines in one write, a bad line
 # after good ones. Each must fail cleanly with EINVAL, keep the daemon
 # alive and create nothing: `cat MNT/control` on a fresh handle lists no

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# More probe kinds from control (issue 15): rawtracepoint counts the test's
+# More probe kinds from control: rawtracepoint counts the test's
 # execs; fentry/fexit either count a syscall the test drives (a kernel
 # that loads trampoline programs) or fail with a clear error and no link
 # (this host: whether the kernel loads a fentry program at all is found

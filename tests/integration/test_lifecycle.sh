@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Stopping the daemon (DESIGN.md sections 4 and 6, without pin_dir):
+# Stopping the daemon (bpflinkfs(8), OWNERSHIP AND LIFETIME and OPTIONS, without pin_dir):
 # `fusermount3 -u`, SIGTERM and SIGINT detach every owned link, kill -9
 # leaks none once the process is gone, and a start on the dead mount that
 # kill -9 leaves clears it and mounts. Foreign links survive every path.

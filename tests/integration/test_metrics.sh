@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# metrics.prom (DESIGN.md 2.3) read by the real tools of the Prometheus
+# metrics.prom (bpflinkfs(8), metrics.prom) read by the real tools of the Prometheus
 # stack, started here on loopback ports: promtool accepts the file with
 # links of several kinds, among them uprobes whose paths hold '"', '\', a
 # newline and bytes that are not UTF-8; node-exporter's textfile collector
@@ -117,7 +117,7 @@ SPEC_A="u:$TGT:bpflinkfs_target_a"
 ID_A=$(mkid "$SPEC_A")
 ID_RET=$(mkid "ur:$TGT:bpflinkfs_target_b")
 ID_NL=$(mkid "u:$WORK/nl/t:bpflinkfs_target_a")
-# quoted PATH (DESIGN 3.1): \" and \\ inside the quotes
+# quoted PATH (bpflinkfs(8), CONTROL LANGUAGE): \" and \\ inside the quotes
 qpath=${QDIR//\\/\\\\}
 ID_Q=$(mkid "u:\"${qpath//\"/\\\"}/t\":bpflinkfs_target_a")
 ID_TP=$(mkid "t:sched:sched_switch")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Multi links (DESIGN.md sections 2 and 3.1, Wildcards): a wildcard uprobe
+# Multi links (bpflinkfs(8), THE TREE and CONTROL LANGUAGE): a wildcard uprobe
 # line makes one uprobe_multi link of exactly the functions nm lists for
 # the pattern, at the file offsets readelf's section headers give, with a
 # counter per target; a foreign uprobe_multi link (mklinks) shows count,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# -o pin_dir= (DESIGN.md section 4): owned links and the hits map are pinned;
+# -o pin_dir= (bpflinkfs(8), OWNERSHIP AND LIFETIME): owned links and the hits map are pinned;
 # a restarted daemon adopts them with spec, cookie and hits; a second daemon
 # on the same pin_dir is refused; foreign pins are left alone; removal
 # unpins; rm -r of the pin_dir detaches what it holds.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# -o pin_dir= while mounted (DESIGN.md section 4, issue 12 item 5): removing
+# -o pin_dir= while mounted (bpflinkfs(8), OWNERSHIP AND LIFETIME): removing
 # the pin_dir (rm -r) or one pin by hand detaches those links and they leave
 # the owned list; new links work again, pinned in a pin_dir made again with
 # its maps, so a restart adopts them; a pin_dir that cannot be made again

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Only a privileged writer makes or removes links (DESIGN.md 5): what the
+# Only a privileged writer makes or removes links (bpflinkfs(8), ACCESS): what the
 # kernel asks of BPF_LINK_CREATE, CAP_SYS_ADMIN or CAP_BPF with
 # CAP_PERFMON in the initial user namespace. uid 0 with every capability
 # dropped, and root of a user namespace, get EPERM and an error_log entry,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Every file reads whole with every reader people use (DESIGN.md 2.1):
+# Every file reads whole with every reader people use (bpflinkfs(8), THE TREE):
 # readers that copy through splice or sendfile (Rust coreutils cat, busybox
 # cat, Python's shutil.copyfile) take from the page cache up to st_size;
 # tar and rsync read st_size bytes. The reference for each file is what
@@ -149,7 +149,7 @@ for i in range(2000): os.getpgid(0)'
 done
 
 # tar, rsync, cp -r and grep -r copy every file of a link whole; events
-# is a live stream (DESIGN 3.6) that readers until end of file (cp, grep)
+# is a live stream (bpflinkfs(8), EVENTS) that readers until end of file (cp, grep)
 # would wait on, as on tracefs' trace_pipe: they leave it out
 mkdir -p "$WORK/tar" "$WORK/rsync" "$WORK/cp"
 tar -C "$MNT" -cf - "$up" 2>"$WORK/tar.err" | tar -C "$WORK/tar" -xf -

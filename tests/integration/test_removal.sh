@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Removal never blocks the file system (DESIGN.md section 4): with 20 owned
+# Removal never blocks the file system (bpflinkfs(8), OWNERSHIP AND LIFETIME): with 20 owned
 # uprobe links (the kernel needs ~0.1 s to release each), `-*` returns at
 # once while reads and a create are answered meanwhile, and `fusermount3 -u`
 # returns at once while the daemon releases the links before it exits.

@@ -180,7 +180,7 @@ def check_listing():
         dup = sorted({i for i in ids if ids.count(i) > 1})
         errs.write("listing has ids twice: %s\n" % dup)
     # the writer's own links leave the tree at removal, before the kernel
-    # has released them (DESIGN.md 4): bpftool may still list them
+    # has released them (bpflinkfs(8), OWNERSHIP AND LIFETIME): bpftool may still list them
     lived = (before & after) - set(made())
     stats["lived"] += len(lived)
     missing = lived - set(ids)
@@ -258,7 +258,7 @@ threading.Thread(target=watchdog, daemon=True).start()
 while time.time() < end:
     if mode == "cat":
         for path in call("glob", glob.glob, mnt + "/*/*") or []:
-            # events is a live stream (DESIGN 3.6): cat waits on it
+            # events is a live stream (bpflinkfs(8), EVENTS): cat waits on it
             if not path.endswith("/events"):
                 cat(path)
     else:

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Uprobe targets end to end (issue 4): for each kind of target, a fixture
+# Uprobe targets end to end: for each kind of target, a fixture
 # built here (gcc, clang + lld, -no-pie, strip, a versioned shared library,
 # an IFUNC, duplicate statics), a spec written to MNT/control, the `offset`
 # file checked against readelf -sW/-lW, the fixture run N times and `hits`
-# checked to rise by exactly N; the errors of DESIGN.md 3.5 with their
+# checked to rise by exactly N; the errors of bpflinkfs(8), ERRORS with their
 # error_log text; a binary replaced after creation; the round trip
 # type:name:offset.
 
@@ -438,7 +438,7 @@ for id in "${ALL[@]}"; do
 	ty=$(cat "$MNT/$id/type") nm=$(cat "$MNT/$id/name")
 	of=$(cat "$MNT/$id/offset")
 	[ "$id" == "$RID" ] && continue # its file is gone
-	# a blank ends the path, so such a name must be quoted (DESIGN 3.1)
+	# a blank ends the path, so such a name must be quoted (bpflinkfs(8), CONTROL LANGUAGE)
 	case $nm in
 	*[\ :]*) line="$ty:\"$nm\":$of" ;;
 	*) line="$ty:$nm:$of" ;;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The read-only view: links made by mklinks (no bpflinkfs code) must show
-# in MNT exactly as DESIGN.md section 2 says, with values derived from
+# in MNT exactly as bpflinkfs(8), THE TREE says, with values derived from
 # what mklinks was told, readelf, bpftool and the kernel's BTF.
 
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The probe lands on the writer's file (issue 12, section 2; DESIGN 3.1):
+# The probe lands on the writer's file, CONTROL LANGUAGE):
 # writers in another mount namespace (unshare -m with a tmpfs where the host
 # has a decoy or nothing), /proc/PID/root and /proc/self, a deleted or
 # replaced /proc/PID/exe, a writer whose pid the daemon cannot see (a daemon

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Table-driven test of parse_line() (bpf/parse.c) against DESIGN.md section
- * 3.1. Expected columns are counted by hand from the input; event configs
- * come from <linux/perf_event.h>, default periods from DESIGN.md 3.1.
- * One TAP point per row (tests/check.h).
+ * Table-driven test of parse_line() (bpf/parse.c) against the control
+ * language of bpflinkfs(8), CONTROL LANGUAGE. Expected columns are counted by
+ * hand from the input; event configs come from <linux/perf_event.h>, default
+ * periods from bpflinkfs(8), CONTROL LANGUAGE. One TAP point per row
+ * (tests/check.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -126,7 +127,8 @@ static const struct row rows[] = {
 	BAD("kprobe:mod.x:foo", 10, "'mod.x:foo'"),
 	BAD("kprobe:foo pid=1", 11, "'pid'"),
 	BAD("kprobe:foo cpu=0", 11, "'cpu'"),
-	/* wildcards (DESIGN.md 3.1): one multi link; no +OFFSET */
+	/* wildcards (bpflinkfs(8), CONTROL LANGUAGE): one multi link; no
+	   +OFFSET */
 	{L("k:vfs_*"), 0, PROBE, .pk = PROBE_KPROBE, .symbol = "vfs_*"},
 	{L("kr:vfs_[rw]?ad"), 0, PROBE, .pk = PROBE_KRETPROBE,
 	 .symbol = "vfs_[rw]?ad"},
@@ -221,8 +223,9 @@ static const struct row rows[] = {
 	 .opts = OPT_LATENCY | OPT_STACKS | OPT_BY | OPT_PID, .pid = 7,
 	 .stacks = STACKS_USER | STACKS_KERNEL, .by = BY_CGROUP},
 	{L("t:syscalls:sys_enter_getpid stacks=kernel by=comm"), 0, PROBE,
-	 .pk = PROBE_TRACEPOINT, .path = "syscalls", .symbol = "sys_enter_getpid",
-	 .opts = OPT_STACKS | OPT_BY, .stacks = STACKS_KERNEL, .by = BY_COMM},
+	 .pk = PROBE_TRACEPOINT, .path = "syscalls",
+	 .symbol = "sys_enter_getpid", .opts = OPT_STACKS | OPT_BY,
+	 .stacks = STACKS_KERNEL, .by = BY_COMM},
 	{L("k:vfs_read latency stacks=user by=pid"), 0, PROBE,
 	 .pk = PROBE_KPROBE, .symbol = "vfs_read",
 	 .opts = OPT_LATENCY | OPT_STACKS | OPT_BY, .stacks = STACKS_USER,
@@ -325,7 +328,7 @@ static const struct row rows[] = {
 	BAD("s:cpu-clock pid=1x", 17, "'1x'"),
 	BAD("s:cpu-clock pid=+1", 16, "'+1'"),
 	BAD("kprobe:foo cookie=1 prog=/sys/fs/bpf/p cookie=2", 39, "twice"),
-	/* fentry, fexit, rawtracepoint, usdt (issue 15) */
+	/* fentry, fexit, rawtracepoint, usdt */
 	{L("fentry:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY,
 	 .symbol = "vfs_read"},
 	{L("f:vfs_read"), 0, PROBE, .pk = PROBE_FENTRY, .symbol = "vfs_read"},
@@ -368,7 +371,8 @@ static const struct row rows[] = {
 	BAD("f:vfs_[a", 6, "unclosed '['"),
 	BAD("f:vfs]", 5, "'vfs]'"),
 	BAD("rt:sched_*", 9, "'sched_*'"),
-	BAD("t:syscalls:sys_enter_get*", 24, "no wildcards in a tracepoint name"),
+	BAD("t:syscalls:sys_enter_get*", 24,
+	    "no wildcards in a tracepoint name"),
 	BAD("s:cpu-*", 6, "no wildcards"),
 	BAD("fentry:", 7, "expected a function name"),
 	BAD("fentry:vfs_read+4", 15, "'vfs_read+4'"),

@@ -24,7 +24,8 @@
 #include "uprobe_symcache.h"
 #include "uprobe_target.h"
 
-/* ---- the reference: a linear scan, as DESIGN.md 2 defines `symbol` ---- */
+/* ---- the reference: a linear scan, as bpflinkfs(8), THE TREE defines `symbol`
+ * ---- */
 
 static int rank(const struct fx_sym *s)
 {

@@ -294,7 +294,7 @@ expect_ctl_error() {
 		fail "$2: error_log lacks '$1': $(tail -n3 "$MNT/error_log")"
 }
 
-# addr_rule ID ADDR: kptr_restrict 0/1/2 for root and nobody (DESIGN 1).
+# addr_rule ID ADDR: kptr_restrict 0/1/2 for root and nobody (bpflinkfs(8), NOTES).
 addr_rule() {
 	local d=$MNT/$1 real=$2 zero=0x0000000000000000 kr par r n
 	local old_kr old_par
@@ -401,7 +401,7 @@ test_kprobe() {
 		h=$(rd "$MNT/$id/hits")
 		[[ $h =~ ^[0-9]+$ ]] && ((h >= 1)) && ok "kprobe hits after sleep" ||
 			fail "kprobe hits: '$h'"
-		# hits is direct_io with size 0 (DESIGN.md 2.1): sendfile(2),
+		# hits is direct_io with size 0 (bpflinkfs(8), THE TREE): sendfile(2),
 		# which busybox cat uses, reads such FUSE files through the page
 		# cache and sees nothing; read(2) is what counts
 		:
@@ -442,7 +442,7 @@ test_kprobe() {
 	printf -- '-*\n' >"$MNT/control"
 }
 
-# test_multi: wildcard lines (DESIGN.md 3.1). A uprobe glob on the
+# test_multi: wildcard lines (bpflinkfs(8), CONTROL LANGUAGE). A uprobe glob on the
 # fixture makes one uprobe_multi link where the kernel has them, else one
 # uprobe link per match with a warning in error_log (6.1); a kprobe glob
 # makes a kprobe_multi link whose funcs are the functions tracefs lists
@@ -507,7 +507,7 @@ test_multi() {
 		fail "kprobe glob removal"
 }
 
-# fentry/fexit/rawtracepoint (issue 15): count execs the test drives where
+# fentry/fexit/rawtracepoint: count execs the test drives where
 # the kernel has them (features), else a clear error and no link.
 test_kinds() {
 	local spec id want sys hits i ids
@@ -568,7 +568,7 @@ locs_of() {
 	fi | while IFS=$'\t' read -r o r; do printf '0x%x 0x%x\n' "$o" "$r"; done
 }
 
-# test_usdt (issue 15): a USDT probe of two locations makes one
+# test_usdt: a USDT probe of two locations makes one
 # uprobe_multi link where the kernel has them (6.12), else one uprobe link
 # per location and a warning (6.1); locations and the semaphore as the
 # host's readelf gives them (guest.env), hits as the fixture fires.
@@ -623,7 +623,7 @@ test_usdt() {
 	printf -- '-*\n' >"$MNT/control"
 }
 
-# events of a kretprobe (DESIGN.md 3.6): `sleep` processes started after the
+# events of a kretprobe (bpflinkfs(8), EVENTS): `sleep` processes started after the
 # open show up with their pid and do_nanosleep's return value, 0.
 test_kretprobe_events() {
 	local id cpid pid n
@@ -647,7 +647,7 @@ test_kretprobe_events() {
 	ctl_rm "$id"
 }
 
-# events of fentry/fexit (DESIGN.md 3.6; their per-link program instance
+# events of fentry/fexit (bpflinkfs(8), EVENTS; their per-link program instance
 # records into the counter's ring): a shell whose pid the test knows
 # execs /bin/true (execve returns 0, with the new comm) and then a missing
 # file (execve returns -ENOENT, comm still sh). fexit's RETVAL is
@@ -723,7 +723,7 @@ test_tracing_events() {
 	ctl_rm "$id"
 }
 
-# A fentry link made by mklinks (issue 14): type by attach type, name the
+# A fentry link made by mklinks: type by attach type, name the
 # function mklinks was told (the kernel gives its BTF id), attach_type,
 # COUNT 1, its holder. The host of the other lanes refuses fentry loads.
 test_tracing() {
@@ -760,7 +760,7 @@ test_tracing() {
 	MKL_PID=
 }
 
-# A kprobe_multi link made by mklinks (issue 14), not by the daemon:
+# A kprobe_multi link made by mklinks, not by the daemon:
 # bpf_fentry_test* from tracefs's available_filter_functions, attached by
 # the addresses mklinks read from /proc/kallsyms, cookies 500 on. type,
 # count and each funcs line (FUNC, ADDR, COOKIE) must be what mklinks
