@@ -23,6 +23,23 @@ int holder_index_build(struct holder_index *idx, struct task_files *tf)
 	return 0;
 }
 
+int holder_index_build_link(struct holder_index *idx, struct task_files *tf,
+			    __u32 link_id)
+{
+	struct link_holder *v = NULL;
+	int n;
+
+	idx->v = NULL;
+	idx->n = 0;
+	idx->self = getpid();
+	n = task_files_read_link(tf, link_id, &v);
+	if (n < 0)
+		return n;
+	idx->v = v;
+	idx->n = (size_t)n;
+	return 0;
+}
+
 void holder_index_free(struct holder_index *idx)
 {
 	free(idx->v);

@@ -268,7 +268,7 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	int err;
 
 	if (!idx) {
-		err = pin_index_build(&own);
+		err = pin_index_build_link(&own, v->f.id);
 		if (err)
 			return err;
 		idx = &own;
@@ -282,7 +282,8 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 }
 
 /*
- * The processes holding an fd of it, read now (or once for the table).
+ * The processes holding an fd of it, read now (or once for the table; a
+ * file of one link asks the kernel for that link's alone).
  * The daemon shows only for links it made: it opens any other link for a
  * moment to read it, which is no holding.
  */
@@ -295,7 +296,8 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	int err;
 
 	if (!idx) {
-		err = holder_index_build(&own, owned_task_files(v->reg));
+		err = holder_index_build_link(&own, owned_task_files(v->reg),
+					      v->f.id);
 		if (err)
 			return err;
 		idx = &own;
