@@ -89,7 +89,12 @@ static int render_name(const struct link_view *v, char *buf, size_t len)
 	if (v->f.view != VIEW_EVENT)
 		return fmt_line(buf, len, v->f.name);
 	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
-	return n + snprintf(buf + n, len - n, "\n");
+	/* the newline by hand: no snprintf() for one byte */
+	if (n >= 0 && (size_t)n + 1 < len) {
+		buf[n] = '\n';
+		buf[n + 1] = '\0';
+	}
+	return n < 0 ? n : n + 1;
 }
 
 static int render_offset(const struct link_view *v, char *buf, size_t len)

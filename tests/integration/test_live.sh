@@ -30,11 +30,9 @@ MKL=${MKL_PID[a]}
 # fdinfo_pids ID: the processes with an fd of link ID, from /proc (every
 # thread's fd table, each process once), the daemon left out
 fdinfo_pids() {
-	local f
-	for f in /proc/[0-9]*/task/*/fdinfo/*; do
-		grep -qx "link_id:[[:space:]]*$1" "$f" 2>/dev/null &&
-			echo "${f#/proc/}" | cut -d/ -f1
-	done | sort -n | uniq | grep -vx "$BL_DAEMON_PID"
+	grep -lx "link_id:[[:space:]]*$1" /proc/[0-9]*/task/*/fdinfo/* \
+		2>/dev/null | cut -d/ -f3 | sort -n | uniq |
+		grep -vx "$BL_DAEMON_PID"
 }
 
 # pids_of ID: the pid column of MNT/ID/pids, the daemon left out
