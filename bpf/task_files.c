@@ -459,6 +459,12 @@ static void sort_by_link_id(struct link_holder *v, struct link_holder *tmp,
 	size_t count[RADIX_SIZE], i, sum, c;
 	unsigned int shift;
 
+	/* one link's holders: nothing to sort (each pass clears 16 KiB) */
+	for (i = 1; i < n && v[i].link_id == v[0].link_id; i++)
+		;
+	if (i >= n)
+		return;
+
 	for (shift = 0; n && shift < 32; shift += RADIX_BITS) {
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
