@@ -132,11 +132,15 @@ for d in "${daemons[@]}"; do
 		done
 		fusermount3 -u "$mnt"
 		wait "$pid" 2>/dev/null
-		for f in "$tmp"/cg.*.*; do
-			[ -e "$f" ] || continue
-			echo "== callgrind $d: $f (10 reps)"
-			callgrind_annotate "$f" 2>/dev/null | sed -n '/PROGRAM TOTALS/p;/file:function/,+12p' |
-				grep -v '^-*$'
+		# one dump per command, in order: its instructions, 10 reps
+		i=0
+		for what in "ls -l" "grep -r" "links.json"; do
+			i=$((i + 1))
+			f=$(ls "$tmp"/cg.*."$i" 2>/dev/null | head -n1)
+			[ -n "$f" ] || continue
+			printf '%-28s %-11s %s instructions (10 reps, callgrind)\n' \
+				"" "$what" "$(callgrind_annotate "$f" 2>/dev/null |
+				awk '/PROGRAM TOTALS/ { print $1 }')"
 		done
 		rm -f "$tmp"/cg.*
 	fi

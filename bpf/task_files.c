@@ -562,39 +562,48 @@ static int read_link_filtered(struct task_files *tf, __u32 link_id,
 	return err;
 }
 
+/* The filtered read's records @r, sorted and each pair once, into @out */
+static int holders_of_one(struct task_files *tf, struct records *r,
+			  struct link_holder **out)
+{
+	int err = r->n > INT_MAX ? -EOVERFLOW : records_reserve(r, r->n);
+
+	if (err) {
+		free(r->v);
+		return err;
+	}
+	r->n = holders_sort_unique(r->v, (struct link_holder *)r->v + r->n,
+				   r->n, tf->own_ids);
+	*out = r->v;
+	return (int)r->n;
+}
+
 int task_files_read_link(struct task_files *tf, __u32 link_id,
 			 struct link_holder **out)
 {
 	struct records r = {.size = sizeof(struct link_holder)};
 	struct link_holder *all = NULL;
-	int n, i, err;
+	int n, i, kept = 0, err;
 
-	if (!tf->of_link || is_own(tf->own_ids, link_id)) {
-		/* no filtered program: every pair, then this link's */
-		n = task_files_read_links(tf, &all);
-		if (n < 0)
-			return n;
-		for (i = 0, r.n = 0; i < n; i++)
-			if (all[i].link_id == link_id)
-				all[r.n++] = all[i];
-		*out = all;
-		return (int)r.n;
-	}
-	err = records_reserve(&r, 64);
-	if (!err)
-		err = read_link_filtered(tf, link_id, &r);
-	if (!err && r.n > INT_MAX)
-		err = -EOVERFLOW;
-	if (!err)
-		err = records_reserve(&r, r.n);
-	if (err) {
+	if (tf->of_link && !is_own(tf->own_ids, link_id)) {
+		err = records_reserve(&r, 64);
+		if (!err)
+			err = read_link_filtered(tf, link_id, &r);
+		if (!err)
+			return holders_of_one(tf, &r, out);
 		free(r.v);
-		return err;
+		if (err == -ENOMEM)
+			return err;
 	}
-	r.n = holders_sort_unique(r.v, (struct link_holder *)r.v + r.n, r.n,
-				  tf->own_ids);
-	*out = r.v;
-	return (int)r.n;
+	/* no filter (or its map full): every pair, then this link's */
+	n = task_files_read_links(tf, &all);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (all[i].link_id == link_id)
+			all[kept++] = all[i];
+	*out = all;
+	return kept;
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -128,10 +128,11 @@ int task_files_read_links(struct task_files *tf, struct link_holder **out);
  *
  * A program that keeps only that link's fds where it loaded (the kernel
  * still visits every task's files, but nothing else is copied out or
- * sorted), else task_files_read_links() filtered. Same rules and
- * capabilities as task_files_read().
- * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of the filter's map
- * update, of read(2) on the iterator or of opendir(/proc).
+ * sorted), else (or when the filter's map is full or its read fails)
+ * task_files_read_links() filtered. Same rules and capabilities as
+ * task_files_read().
+ * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of read(2) on the
+ * iterator or of opendir(/proc).
  */
 int task_files_read_link(struct task_files *tf, __u32 link_id,
 			 struct link_holder **out);
