@@ -518,7 +518,8 @@ static int cache_copy(struct pin_index *idx, size_t first, size_t n)
 	memcpy(idx->paths, cache.paths + base, len);
 	for (i = 0; i < n; i++) {
 		idx->v[i].id = cache.pins[first + i].id;
-		idx->v[i].path = idx->paths + (cache.pins[first + i].off - base);
+		idx->v[i].path =
+			idx->paths + (cache.pins[first + i].off - base);
 	}
 	idx->n = n;
 	return 0;

@@ -120,12 +120,9 @@ static int read_link_filtered(struct task_files *tf, __u32 link_id,
 static bool of_link_works(struct task_files *tf)
 {
 	struct records r = {.size = sizeof(struct link_holder)};
-	bool ok;
+	__u32 id = tf->own_ids[2] ? tf->own_ids[2] : tf->own_ids[0];
+	bool ok = !read_link_filtered(tf, id, &r) && r.n > 0;
 
-	ok = !read_link_filtered(tf, tf->own_ids[2] ? tf->own_ids[2]
-						    : tf->own_ids[0],
-				 &r) &&
-	     r.n > 0;
 	free(r.v);
 	return ok;
 }
