@@ -42,6 +42,19 @@ const struct cgroup_place *holder_place(const struct holder_index *idx,
 	return idx->places ? cgroup_cache_get(idx->places, pid) : NULL;
 }
 
+int holder_index_build_link(struct holder_index *idx, struct task_files *tf,
+			    __u32 link_id)
+{
+	struct link_holder *v = NULL;
+	int n;
+
+	memset(idx, 0, sizeof(*idx));
+	n = task_files_read_link(tf, link_id, &v);
+	if (n < 0)
+		return n;
+	return holder_index_wrap(idx, v, (size_t)n);
+}
+
 void holder_index_free(struct holder_index *idx)
 {
 	free(idx->v);

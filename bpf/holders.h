@@ -55,6 +55,19 @@ int holder_index_wrap(struct holder_index *idx, struct link_holder *v,
 const struct cgroup_place *holder_place(const struct holder_index *idx,
 					__u32 pid);
 
+/**
+ * holder_index_build_link() - holder_index_build() for one link alone
+ * @idx: out, holding only link @link_id's holders; free with
+ *       holder_index_free()
+ * @tf: the task-file iterator
+ * @link_id: the link
+ *
+ * What one link's file needs: the kernel filters the fds (see
+ * task_files_read_link()). Return: as holder_index_build().
+ */
+int holder_index_build_link(struct holder_index *idx, struct task_files *tf,
+			    __u32 link_id);
+
 /** holder_index_free() - free what holder_index_build() made */
 void holder_index_free(struct holder_index *idx);
 

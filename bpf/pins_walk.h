@@ -3,7 +3,9 @@
  * Where links are pinned: every path of every mounted BPF filesystem
  * (this process's /proc/self/mountinfo, fstype "bpf") that holds a link,
  * found by opening each file with BPF_OBJ_GET and asking the link's id,
- * as bpftool does for its `pinned` lines. Read whenever asked, never kept.
+ * as bpftool does for its `pinned` lines. The last walk is kept and
+ * answers while the mounts and every directory it read are unchanged
+ * (checked at each call), so every answer is as of the call.
  */
 #ifndef BPFLINKFS_PINS_WALK_H
 #define BPFLINKFS_PINS_WALK_H
@@ -20,6 +22,7 @@ struct link_pin {
 struct pin_index {
 	struct link_pin *v;
 	size_t n;
+	char *paths; /* the paths' storage; NULL: each path malloc'd */
 };
 
 /**
@@ -30,9 +33,20 @@ struct pin_index {
  * programs), are skipped; a mount that cannot be read is skipped too. The
  * same bpffs mounted twice gives each pin once per mount point.
  *
- * Return: 0, or -ENOMEM, or -errno of reading /proc/self/mountinfo.
+ * Return: 0, or -ENOMEM, -E2BIG (4 GiB of paths), or -errno of opening
+ * /proc/self/mountinfo.
  */
 int pin_index_build(struct pin_index *idx);
+
+/**
+ * pin_index_build_link() - pin_index_build() for link @id alone
+ * @idx: out, holding only @id's pins; free with pin_index_free()
+ * @id: the link
+ *
+ * What one link's file needs: no copy of every other link's pins.
+ * Return: as pin_index_build().
+ */
+int pin_index_build_link(struct pin_index *idx, __u32 id);
 
 /** pin_index_free() - free what pin_index_build() made; @idx is emptied */
 void pin_index_free(struct pin_index *idx);

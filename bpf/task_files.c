@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -27,6 +28,7 @@ struct task_files {
 	struct bpf_link *iter_link;  /* over task files */
 	struct bpf_link *keys_link;  /* over links; NULL where none */
 	struct bpf_link *links_link; /* over task files, links only; or NULL */
+	struct bpf_link *of_link;    /* links only, one link's; or NULL */
 	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
 	size_t last_n;	   /* records of the last pass: room to start
 			      with (read and written atomically) */
@@ -105,6 +107,26 @@ static int load(struct task_files *tf, bool with_keys)
 	return -1;
 }
 
+static int read_iterator(struct bpf_link *link, struct records *r);
+static int read_link_filtered(struct task_files *tf, __u32 link_id,
+			      struct records *r);
+
+/*
+ * The filtered program keys its filter by the reader's thread id as the
+ * kernel's init pid namespace numbers it; a daemon in another pid
+ * namespace has other numbers. So it is used only where it finds the
+ * holder of a link the handle itself holds.
+ */
+static bool of_link_works(struct task_files *tf)
+{
+	struct records r = {.size = sizeof(struct link_holder)};
+	__u32 id = tf->own_ids[2] ? tf->own_ids[2] : tf->own_ids[0];
+	bool ok = !read_link_filtered(tf, id, &r) && r.n > 0;
+
+	free(r.v);
+	return ok;
+}
+
 static void open_iterator(struct task_files *tf)
 {
 	/* iter/bpf_link came in 5.19, iter/task_file in 5.8 */
@@ -122,6 +144,13 @@ static void open_iterator(struct task_files *tf)
 					     &tf->keys_link);
 	tf->own_ids[2] =
 		attach_iter(tf->skel->progs.link_holders, &tf->links_link);
+	tf->own_ids[3] =
+		attach_iter(tf->skel->progs.link_holders_of, &tf->of_link);
+	if (tf->own_ids[3] && !of_link_works(tf)) {
+		bpf_link__destroy(tf->of_link);
+		tf->of_link = NULL;
+		tf->own_ids[3] = 0;
+	}
 }
 
 int task_files_open(struct task_files **out)
@@ -149,6 +178,7 @@ void task_files_close(struct task_files *tf)
 {
 	if (!tf)
 		return;
+	bpf_link__destroy(tf->of_link);
 	bpf_link__destroy(tf->links_link);
 	bpf_link__destroy(tf->keys_link);
 	bpf_link__destroy(tf->iter_link);
@@ -426,6 +456,12 @@ static void sort_by_link_id(struct link_holder *v, struct link_holder *tmp,
 	size_t count[RADIX_SIZE], i, sum, c;
 	unsigned int shift;
 
+	/* one link's holders: nothing to sort (each pass clears 16 KiB) */
+	for (i = 1; i < n && v[i].link_id == v[0].link_id; i++)
+		;
+	if (i >= n)
+		return;
+
 	for (shift = 0; n && shift < 32; shift += RADIX_BITS) {
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
@@ -507,6 +543,64 @@ int task_files_read_links(struct task_files *tf, struct link_holder **out)
 				  tf->own_ids);
 	*out = r.v;
 	return (int)r.n;
+}
+
+/* The records of link @link_id's holders, by the filtered program */
+static int read_link_filtered(struct task_files *tf, __u32 link_id,
+			      struct records *r)
+{
+	int map = bpf_map__fd(tf->skel->maps.holder_filter), err;
+	__u32 tid = (__u32)syscall(SYS_gettid);
+
+	if (bpf_map_update_elem(map, &tid, &link_id, BPF_ANY))
+		return -errno;
+	err = read_iterator(tf->of_link, r);
+	bpf_map_delete_elem(map, &tid);
+	return err;
+}
+
+/* The filtered read's records @r, sorted and each pair once, into @out */
+static int holders_of_one(struct task_files *tf, struct records *r,
+			  struct link_holder **out)
+{
+	int err = r->n > INT_MAX ? -EOVERFLOW : records_reserve(r, r->n);
+
+	if (err) {
+		free(r->v);
+		return err;
+	}
+	r->n = holders_sort_unique(r->v, (struct link_holder *)r->v + r->n,
+				   r->n, tf->own_ids);
+	*out = r->v;
+	return (int)r->n;
+}
+
+int task_files_read_link(struct task_files *tf, __u32 link_id,
+			 struct link_holder **out)
+{
+	struct records r = {.size = sizeof(struct link_holder)};
+	struct link_holder *all = NULL;
+	int n, i, kept = 0, err;
+
+	if (tf->of_link && !is_own(tf->own_ids, link_id)) {
+		err = records_reserve(&r, 64);
+		if (!err)
+			err = read_link_filtered(tf, link_id, &r);
+		if (!err)
+			return holders_of_one(tf, &r, out);
+		free(r.v);
+		if (err == -ENOMEM)
+			return err;
+	}
+	/* no filter (or its map full): every pair, then this link's */
+	n = task_files_read_links(tf, &all);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (all[i].link_id == link_id)
+			all[kept++] = all[i];
+	*out = all;
+	return kept;
 }
 
 static int cmp_key(const void *a, const void *b)

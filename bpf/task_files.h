@@ -48,8 +48,11 @@ struct link_holder {
 	char comm[16]; /* the thread-group leader's comm, NUL-ended */
 };
 
-/* The handle's own iterator links: task_file, bpf_link, links only */
-#define TASK_FILES_OWN_MAX 3
+/*
+ * The handle's own iterator links: task_file, bpf_link, links only, one
+ * link's holders
+ */
+#define TASK_FILES_OWN_MAX 4
 
 /* The loaded iterator (or the /proc walk): opaque, one per caller. */
 struct task_files;
@@ -115,6 +118,24 @@ int task_files_read(struct task_files *tf, struct task_file **out);
  * iterator or of opendir(/proc).
  */
 int task_files_read_links(struct task_files *tf, struct link_holder **out);
+
+/**
+ * task_files_read_link() - who holds link @link_id
+ * @tf: the handle
+ * @link_id: the link
+ * @out: malloc'd array of its (link, process) pairs, as
+ *       task_files_read_links() gives them; the caller frees it
+ *
+ * A program that keeps only that link's fds where it loaded (the kernel
+ * still visits every task's files, but nothing else is copied out or
+ * sorted), else (or when the filter's map is full or its read fails)
+ * task_files_read_links() filtered. Same rules and capabilities as
+ * task_files_read().
+ * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of read(2) on the
+ * iterator or of opendir(/proc).
+ */
+int task_files_read_link(struct task_files *tf, __u32 link_id,
+			 struct link_holder **out);
 
 /**
  * task_files_perf_link_keys() - the perf event of every perf link

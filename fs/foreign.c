@@ -67,7 +67,7 @@ static void who_holds(struct owned *reg, __u32 id, struct sbuf *s)
 	struct pin_index p = {0};
 	size_t first = 0, n = 0, i, shown = 0;
 
-	if (!holder_index_build(&h, owned_task_files(reg)))
+	if (!holder_index_build_link(&h, owned_task_files(reg), id))
 		n = holder_index_find(&h, id, &first);
 	for (i = first; i < first + n; i++) {
 		const struct link_holder *x = &h.v[i];

@@ -16,6 +16,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include "pins_walk.h"
 #include "attach.h"
 #include "attached.h"
 #include "daemon.h"
@@ -309,6 +310,19 @@ static void detect_sw_aliases(struct counter *counter)
 	free(f);
 }
 
+/*
+ * The pin walk keeps an fd of mountinfo to poll for mount changes: one
+ * walk at start opens it, so the daemon holds as many fds before its
+ * first listing as after (a failure here only leaves the walk to later).
+ */
+static void prime_pin_walk(void)
+{
+	struct pin_index pins;
+
+	if (!pin_index_build(&pins))
+		pin_index_free(&pins);
+}
+
 static int daemon_setup(struct daemon *d)
 {
 	int err = link_features_detect();
@@ -342,6 +356,7 @@ static int daemon_setup(struct daemon *d)
 	if (err)
 		return err;
 	can_create_detect(); /* loads: at start, not in a reader's open */
+	prime_pin_walk();
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();

@@ -98,7 +98,12 @@ static int render_name(const struct link_view *v, char *buf, size_t len)
 	if (v->f.view != VIEW_EVENT)
 		return fmt_line(buf, len, v->f.name);
 	n = perf_event_describe(v->f.event_type, v->f.config, buf, len - 1);
-	return n + snprintf(buf + n, len - n, "\n");
+	/* the newline by hand: no snprintf() for one byte */
+	if (n >= 0 && (size_t)n + 1 < len) {
+		buf[n] = '\n';
+		buf[n + 1] = '\0';
+	}
+	return n < 0 ? n : n + 1;
 }
 
 static int render_offset(const struct link_view *v, char *buf, size_t len)
@@ -277,7 +282,7 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	int err;
 
 	if (!idx) {
-		err = pin_index_build(&own);
+		err = pin_index_build_link(&own, v->f.id);
 		if (err)
 			return err;
 		idx = &own;
@@ -291,7 +296,8 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 }
 
 /*
- * The processes holding an fd of it, read now (or once for the table).
+ * The processes holding an fd of it, read now (or once for the table; a
+ * file of one link asks the kernel for that link's alone).
  * The daemon shows only for links it made: it opens any other link for a
  * moment to read it, which is no holding.
  */
@@ -304,7 +310,8 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 	int err;
 
 	if (!idx) {
-		err = holder_index_build(&own, owned_task_files(v->reg));
+		err = holder_index_build_link(&own, owned_task_files(v->reg),
+					      v->f.id);
 		if (err)
 			return err;
 		idx = &own;

@@ -88,8 +88,9 @@ void holders_json(struct sbuf *s, const struct holder_index *idx, size_t first,
 }
 
 /*
- * The holders of @v's link in *@idx: the table's index, or @own built now.
- * The daemon counts only for links it made (see render_pids()).
+ * The holders of @v's link in *@idx: the table's index, or @own built now
+ * for this link alone. The daemon counts only for links it made (see
+ * render_pids()).
  */
 static int link_holders(const struct link_view *v, struct holder_index *own,
 			const struct holder_index **idx, size_t *first,
@@ -99,7 +100,8 @@ static int link_holders(const struct link_view *v, struct holder_index *own,
 
 	*idx = v->holders;
 	if (!*idx) {
-		err = holder_index_build(own, owned_task_files(v->reg));
+		err = holder_index_build_link(own, owned_task_files(v->reg),
+					      v->f.id);
 		if (err)
 			return err;
 		*idx = own;

@@ -222,6 +222,45 @@ int link_holders(struct bpf_iter__task_file *ctx)
 }
 
 /*
+ * The link each reading thread asks about, by its thread id: a read(2) of
+ * an iterator runs the program in the reader's thread, so threads reading
+ * at once each see their own filter.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);   /* the reader's thread id */
+	__type(value, __u32); /* the link id */
+} holder_filter SEC(".maps");
+
+/*
+ * link_holders for one link, the one holder_filter names for the reading
+ * thread: the holders of one link without copying out, sorting and
+ * searching every link's (one per-link file asked for them all before).
+ */
+SEC("iter/task_file")
+int link_holders_of(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct file *file = ctx->file;
+	struct holder_record r = {};
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), *want;
+	struct bpf_link *link;
+
+	if (!file || !task || file_kind(file) != KIND_LINK)
+		return 0;
+	want = bpf_map_lookup_elem(&holder_filter, &tid);
+	link = file->private_data;
+	r.link_id = BPF_CORE_READ(link, id);
+	if (!want || !r.link_id || r.link_id != *want)
+		return 0;
+	r.pid = task->tgid;
+	bpf_probe_read_kernel(r.comm, sizeof(r.comm), task->group_leader->comm);
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}
+
+/*
  * Every perf link's perf event, also of links that only a pin holds (no
  * process has an fd of them): (link id, key) pairs, the key as above.
  */

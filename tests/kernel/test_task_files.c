@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,7 +306,8 @@ static void check_link_keys(struct task_files *tf, const struct task_file *v,
 	group_end("perf link keys: every link's perf event (%d)", nk);
 	free(keys);
 	CHECK(task_files_own_link_ids(tf, own) == TASK_FILES_OWN_MAX,
-	      "three own iter links (task_file, bpf_link, links only)");
+	      "four own iter links (task_file, bpf_link, links only, one "
+	      "link's)");
 }
 
 /*
@@ -351,6 +353,36 @@ static void check_read_links(struct task_files *tf, pid_t ml,
 	free(v);
 }
 
+/*
+ * task_files_read_link(): one link's pairs, the same as those of
+ * task_files_read_links() (read just before; mklinks' links do not change
+ * holders meanwhile); none for an id no link has.
+ */
+static void check_read_link(struct task_files *tf, pid_t ml,
+			    const struct known *lk, int nl, const char *src)
+{
+	struct link_holder *v = NULL;
+	int j, n;
+
+	for (j = 0; j < nl; j++) {
+		n = task_files_read_link(tf, lk[j].id, &v);
+		if (!CHECK(n >= 0, "%s: read_link %u: %s", src, lk[j].id,
+			   n < 0 ? strerror(-n) : "ok"))
+			return;
+		EXPECT(n == 1 && v[0].link_id == lk[j].id &&
+			       v[0].pid == (__u32)ml,
+		       "%s: link %u: %d holders (want mklinks %d alone)", src,
+		       lk[j].id, n, (int)ml);
+		free(v);
+		v = NULL;
+	}
+	n = task_files_read_link(tf, UINT32_MAX, &v);
+	EXPECT(n == 0, "%s: link %u: %d holders, want none", src, UINT32_MAX,
+	       n);
+	free(v);
+	group_end("%s: holders of one link (%d links)", src, nl);
+}
+
 static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 		      int nl, pid_t sb, const struct known *bk, int nb)
 {
@@ -376,6 +408,7 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 	if (iter)
 		check_link_keys(tf, v, n, ml);
 	check_read_links(tf, ml, lk, nl, src);
+	check_read_link(tf, ml, lk, nl, src);
 	free(v);
 }
 

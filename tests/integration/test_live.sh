@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Every value is as of the read: between two reads of the same file (a
+# link's pids and pinned, and links.json) a new holder (a process that
+# opens the link, and its forked child), a new pin (in the bpffs root and
+# in a new subdirectory, made at once after a read), a pin removed, a
+# holder gone and a link removed all show in the second read. The daemon
+# keeps its last walk of the pins and asks the kernel for one link's
+# holders alone: this is what proves neither answers from the past.
+# Expected values come from /proc's fdinfo and from ls of bpffs.
+
+source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+
+bl_setup
+[ "$(uname -m)" = x86_64 ] || skip "the holder's bpf(2) number is x86_64's"
+grep -q ' /sys/fs/bpf bpf ' /proc/mounts ||
+	mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
+	skip "no bpffs at /sys/fs/bpf"
+PIN=/sys/fs/bpf/bpflinkfs-live-$$
+HOLDER=
+trap '[ -n "$HOLDER" ] && kill "$HOLDER" 2>/dev/null; rm -rf "$PIN" \
+	"$PIN-top"; bl_cleanup' EXIT
+bl_mount
+
+mkl_start a software:cpu-clock:0:11
+id=$(mkl_lines a | cut -f1)
+[ -n "$id" ] || die "mklinks made no link"
+MKL=${MKL_PID[a]}
+
+# fdinfo_pids ID: the processes with an fd of link ID, from /proc (every
+# thread's fd table, each process once), the daemon left out
+fdinfo_pids() {
+	grep -lx "link_id:[[:space:]]*$1" /proc/[0-9]*/task/*/fdinfo/* \
+		2>/dev/null | cut -d/ -f3 | sort -n | uniq |
+		grep -vx "$BL_DAEMON_PID"
+}
+
+# pids_of ID: the pid column of MNT/ID/pids, the daemon left out
+pids_of() {
+	t cut -f1 "$MNT/$1/pids" | grep -vx "$BL_DAEMON_PID" | sort -n
+}
+
+# json ID KEY: links.json's KEY of link ID (pids: the pids, sorted, the
+# daemon left out; pinned: the paths), one a line
+json() {
+	t cat "$MNT/links.json" >"$WORK/links.json" || return 1
+	python3 - "$1" "$2" "$BL_DAEMON_PID" "$WORK/links.json" <<'PY'
+import json, sys
+lid, key, daemon = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for o in json.load(open(sys.argv[4], "rb")):
+    if o["id"] != lid:
+        continue
+    if key == "pids":
+        v = sorted(p["pid"] for p in o.get("pids", []) if p["pid"] != daemon)
+    else:
+        v = o.get(key, [])
+    for x in v:
+        print(x)
+    sys.exit(0)
+print("absent")
+PY
+}
+
+# first reads: mklinks alone holds it, no pin
+assert_eq "pids: mklinks alone" "$MKL" "$(pids_of "$id")"
+assert_eq "links.json pids: mklinks alone" "$MKL" "$(json "$id" pids)"
+assert_eq "pinned: none" "" "$(t cat "$MNT/$id/pinned")"
+assert_eq "links.json pinned: none" "" "$(json "$id" pinned)"
+
+# a new pin, made right after the read above (within the coarse clock's
+# tick of the directory's last change when the host is quick)
+bpftool link pin id "$id" "$PIN" || die "bpftool link pin"
+assert_eq "pinned: the new pin" "$PIN" "$(t cat "$MNT/$id/pinned")"
+assert_eq "links.json pinned: the new pin" "$PIN" "$(json "$id" pinned)"
+
+# a new holder and its forked child: they open the link through the pin
+coproc holder { python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(sys.argv[1].encode())
+attr = (ctypes.c_uint64 * 2)(ctypes.addressof(path), 0)
+fd = libc.syscall(321, 7, ctypes.byref(attr), 16)  # bpf(BPF_OBJ_GET)
+if fd < 0:
+    sys.exit("BPF_OBJ_GET: %s" % os.strerror(ctypes.get_errno()))
+print(os.getpid(), flush=True)
+sys.stdin.readline()  # forks on the first line, exits on EOF
+q = os.fork()
+if q == 0:
+    sys.stdin.read()
+    os._exit(0)
+print(q, flush=True)
+sys.stdin.read()
+os.waitpid(q, 0)' "$PIN"; }
+HOLDER=$holder_PID
+read -r -u "${holder[0]}" p || die "the holder did not start"
+assert_eq "fdinfo: mklinks and the holder" "$(printf '%s\n' "$MKL" "$p" |
+	sort -n)" "$(fdinfo_pids "$id")"
+assert_eq "pids: the new holder" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
+assert_eq "links.json pids: the new holder" "$(fdinfo_pids "$id")" \
+	"$(json "$id" pids)"
+echo fork >&"${holder[1]}"
+read -r -u "${holder[0]}" q || die "the holder did not fork"
+assert_eq "fdinfo: the forked child too" "$(printf '%s\n' "$MKL" "$p" "$q" |
+	sort -n)" "$(fdinfo_pids "$id")"
+assert_eq "pids: the forked child" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
+assert_eq "links.json pids: the forked child" "$(fdinfo_pids "$id")" \
+	"$(json "$id" pids)"
+
+# a second pin in a new subdirectory, then the first removed
+mkdir "$PIN-top" || die "mkdir $PIN-top"
+mkdir "$PIN-top/sub" || die "mkdir $PIN-top/sub"
+bpftool link pin id "$id" "$PIN-top/sub/l" || die "bpftool link pin (sub)"
+assert_eq "pinned: the pin in a new subdirectory" \
+	"$(printf '%s\n' "$PIN" "$PIN-top/sub/l" | sort)" \
+	"$(t cat "$MNT/$id/pinned" | sort)"
+assert_eq "links.json pinned: the pin in a new subdirectory" \
+	"$(printf '%s\n' "$PIN" "$PIN-top/sub/l" | sort)" \
+	"$(json "$id" pinned | sort)"
+rm "$PIN"
+assert_eq "pinned: one pin removed" "$PIN-top/sub/l" \
+	"$(t cat "$MNT/$id/pinned")"
+assert_eq "links.json pinned: one pin removed" "$PIN-top/sub/l" \
+	"$(json "$id" pinned)"
+# renamed within its directory: only the directory's times say so
+mv "$PIN-top/sub/l" "$PIN-top/sub/m"
+assert_eq "pinned: a pin renamed" "$PIN-top/sub/m" \
+	"$(t cat "$MNT/$id/pinned")"
+
+# the holders go: mklinks and the holder exit, the pin goes, the link too
+fd=${holder[1]}
+exec {fd}>&-
+wait "$HOLDER"
+HOLDER=
+mkl_stop a
+assert_eq "pids: the holders gone (fdinfo: $(fdinfo_pids "$id" | xargs))" \
+	"" "$(pids_of "$id")"
+assert_eq "links.json pids: the holders gone" "" "$(json "$id" pids)"
+rm -r "$PIN-top"
+bl_link_gone "link $id released once its last pin went" "$id"
+assert_true "MNT/$id/pids: gone with the link" \
+	bash -c "! cat '$MNT/$id/pids' 2>/dev/null"
+assert_true "MNT/$id/pinned: gone with the link" \
+	bash -c "! cat '$MNT/$id/pinned' 2>/dev/null"
+assert_eq "links.json: the link removed" absent "$(json "$id" pids)"
+assert_true "ls MNT: the link removed" bash -c "! ls '$MNT' | grep -qx $id"
+
+bl_stop_daemon
+finish
