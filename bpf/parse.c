@@ -210,7 +210,7 @@ static int parse_usym(struct lexer *lx, struct probe_spec *p, size_t *e)
 {
 	int err;
 
-	if (lx->s[lx->pos] == '"') {
+	if (lx->pos < lx->end && lx->s[lx->pos] == '"') {
 		p->quoted = true;
 		err = lex_path(lx, p->symbol, sizeof(p->symbol), false,
 			       "symbol");

@@ -207,6 +207,10 @@ static int usdt_in_file(const struct probe_spec *p, const char *canon, int fd,
 	struct usdt_arg *a = arg;
 
 	(void)fd;
+	/* a file replaced while it was read is read again: drop the last */
+	free(*a->locs);
+	*a->locs = NULL;
+	*a->n = 0;
 	return uprobe_usdt_resolve(canon, p->provider, p->symbol, a->locs, a->n,
 				   a->ut, te);
 }

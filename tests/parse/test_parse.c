@@ -187,6 +187,8 @@ static const struct row rows[] = {
 	 .path = "/bin/sh", .symbol = "pkg.(*T).M"},
 	BAD("u:/bin/sh:\"f\"x", 13, "expected +OFFSET"),
 	BAD("u:/bin/sh:\"f", 10, "unterminated"),
+	/* nothing after the last colon: the end, not a byte past it */
+	BAD("u:/bin/sh:", 10, "symbol"),
 	BAD("uprobe:/bin/bash:", 17, "expected a symbol"),
 	BAD("uprobe:/bin/bash readline", 16, "expected ':'"),
 	BAD("uprobe::main", 7, "expected a path"),
