@@ -237,6 +237,20 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 				    &(struct held_open){&attr, p});
 	else
 		fd = open_any_cpu(&attr, p);
+	/*
+	 * uprobes refuse an instruction they cannot step with the kernel's
+	 * internal ENOTSUPP (524), which no reply may carry (FUSE refuses an
+	 * errno past 511 and the writer would wait for ever): say so with
+	 * the errno users know.
+	 */
+	if (fd == -ENOTSUPP_KERNEL) {
+		set_err(e,
+			"%s %s+0x%llx: an instruction the kernel cannot "
+			"probe",
+			probe_kind_name(p->kind), p->target,
+			(unsigned long long)p->offset);
+		return -EOPNOTSUPP;
+	}
 	if (fd < 0)
 		set_err(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
 			p->target, (unsigned long long)p->offset,

@@ -21,4 +21,11 @@ struct bl_error {
 	char msg[256];
 };
 
+/*
+ * The kernel's internal ENOTSUPP (include/linux/errno.h), which uprobes
+ * answer for an instruction they cannot step. It is no errno of the UAPI:
+ * the library turns it into EOPNOTSUPP before it reaches a caller.
+ */
+#define ENOTSUPP_KERNEL 524
+
 #endif

@@ -257,8 +257,6 @@ static int uprobe_multi_create(int prog, const struct probe_spec *p,
 				 p->opts & OPT_LATENCY);
 }
 
-/* The kernel's errno for an instruction uprobes cannot step (ENOTSUPP). */
-#define ENOTSUPP_KERNEL 524
 
 /*
  * Which target of @t the kernel refused as an instruction it cannot probe:

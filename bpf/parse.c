@@ -48,10 +48,14 @@ static const struct {
 #define KINDS_TRACING                                                          \
 	(KIND_BIT(PROBE_FENTRY) | KIND_BIT(PROBE_FEXIT) | KIND_BIT(PROBE_RAWTP))
 #define KINDS_PERF (KINDS_ALL & ~KINDS_TRACING)
-/* a call has an entry and a return to time between */
+/*
+ * a call has an entry and a return to time between; a USDT location lies
+ * inside a function, where a return probe would take whatever is on top of
+ * the stack for the return address (corrupting the traced program)
+ */
 #define KINDS_LATENCY                                                          \
 	(KIND_BIT(PROBE_UPROBE) | KIND_BIT(PROBE_KPROBE) |                     \
-	 KIND_BIT(PROBE_FENTRY) | KIND_BIT(PROBE_USDT))
+	 KIND_BIT(PROBE_FENTRY))
 
 static const struct {
 	const char *key;
@@ -70,7 +74,8 @@ static const struct {
 	{"prog", OPT_PROG, KINDS_PERF,
 	 "perf-event links (not fentry, fexit, rawtracepoint)"},
 	{"latency", OPT_LATENCY, KINDS_LATENCY,
-	 "uprobe, kprobe, fentry and usdt probes (a call, not its return)",
+	 "uprobe, kprobe and fentry probes at a function's entry (not a "
+	 "return, nor a USDT location inside a function)",
 	 true},
 	{"stacks", OPT_STACKS, KINDS_ALL, "", false},
 	{"by", OPT_BY, KINDS_ALL, "", false},
@@ -556,6 +561,13 @@ static int parse_option(struct lexer *lx, struct probe_spec *p)
 	p->opts |= options[i].bit;
 	if (options[i].bit == OPT_LATENCY) {
 		p->latency_col = kb;
+		/* its return half is a return probe: at the entry only, as
+		 * uretprobe (a number is the writer's word for an entry) */
+		if (p->kind == PROBE_UPROBE && !p->by_offset && p->offset)
+			return lex_fail(
+				lx, -EINVAL, kb,
+				"latency times a call from its "
+				"function's entry: not at SYMBOL+OFFSET");
 		return 0;
 	}
 	lx->pos++;

@@ -42,6 +42,16 @@ struct open_file {
 	struct timespec made; /* when buf was rendered (live root files) */
 };
 
+/*
+ * Answer @req with the error @err (a positive errno). FUSE refuses an errno
+ * past 511 (kernel-internal values such as ENOTSUPP) and leaves the caller
+ * waiting for ever; one that slipped through the library is EOPNOTSUPP.
+ */
+static void reply_err(fuse_req_t req, int err)
+{
+	fuse_reply_err(req, err > 0 && err < 512 ? err : err ? EOPNOTSUPP : 0);
+}
+
 static time_t mount_time;
 
 /*
@@ -306,7 +316,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = ino_stat(fuse_req_userdata(req), e.ino,
 			       fuse_req_ctx(req)->pid, &e.attr);
 	if (err) {
-		fuse_reply_err(req, -err);
+		reply_err(req, -err);
 		return;
 	}
 	/* attached/ too: it always exists (its link count is asked anew
@@ -370,7 +380,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	}
 	err = ino_stat(d, ino, tid, &st);
 	if (err)
-		fuse_reply_err(req, -err);
+		reply_err(req, -err);
 	else
 		fuse_reply_attr(req, &st, 0);
 }
@@ -604,7 +614,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	char *buf;
 
 	if (!of) {
-		fuse_reply_err(req, EBADF);
+		reply_err(req, EBADF);
 		return;
 	}
 	if (of->stream) {
@@ -617,7 +627,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		buf = malloc(size ? size : 1);
 		n = buf ? control_read(of->control, buf, size, off) : -ENOMEM;
 		if (n < 0)
-			fuse_reply_err(req, -n);
+			reply_err(req, -n);
 		else
 			fuse_reply_buf(req, buf, n);
 		free(buf);
@@ -678,7 +688,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 	if (of)
 		handle_put(fi->fh);
 	if (n < 0)
-		fuse_reply_err(req, -n);
+		reply_err(req, -n);
 	else
 		fuse_reply_write(req, n);
 }
@@ -692,7 +702,7 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = control_flush(of->control, fuse_req_ctx(req)->pid, false);
 	if (of)
 		handle_put(fi->fh);
-	fuse_reply_err(req, -err);
+	reply_err(req, -err);
 }
 
 /* Only a stream waits for data; every other file is always ready. */
@@ -719,7 +729,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	handle_close(fi->fh);
-	fuse_reply_err(req, 0);
+	reply_err(req, 0);
 }
 
 /* Only truncation of control or error_log to 0 (O_TRUNC) is accepted. */
@@ -740,7 +750,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		  fuse_req_ctx(req)->uid != 0))
 		err = -EACCES;
 	if (err)
-		fuse_reply_err(req, -err);
+		reply_err(req, -err);
 	else
 		fuse_reply_attr(
 			req, &st,
@@ -767,7 +777,7 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		err = -ENOENT;
 	else
 		err = link_rmdir(req, id);
-	fuse_reply_err(req, -err);
+	reply_err(req, -err);
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)

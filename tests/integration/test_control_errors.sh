@@ -155,6 +155,13 @@ if [ "$(uname -m)" = x86_64 ] && gcc -O1 -o "$WORK/tgt/lock" "$WORK/lock.c"; the
 	assert_match "the refused target is named" \
 		"lk_locked \(file offset 0x[0-9a-f]+\), a target of the 4," \
 		"$(errlog_entries | tail -n1)"
+	# the same target alone: the kernel's internal ENOTSUPP (524), which
+	# FUSE cannot carry (a reply with it left the writer waiting for
+	# ever), is EOPNOTSUPP
+	case_ EOPNOTSUPP "u:$WORK/tgt/lock:lk_locked"
+	assert_match "a lone refused target says why" \
+		"an instruction the kernel cannot probe" \
+		"$(errlog_entries | tail -n1)"
 	kill "$LOCKPID"
 	wait "$LOCKPID" 2>/dev/null
 fi

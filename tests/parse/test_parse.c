@@ -234,8 +234,13 @@ static const struct row rows[] = {
 	 .by = BY_PID},
 	{L("f:vfs_read latency"), 0, PROBE, .pk = PROBE_FENTRY,
 	 .symbol = "vfs_read", .opts = OPT_LATENCY},
-	{L("U:/x:p:n latency"), 0, PROBE, .pk = PROBE_USDT, .path = "/x",
-	 .provider = "p", .symbol = "n", .opts = OPT_LATENCY},
+	/* a return probe anywhere but a function's entry corrupts the
+	 * traced program: a USDT location, SYMBOL+OFFSET */
+	BAD("U:/x:p:n latency", 9, "applies to"),
+	BAD("u:/bin/sh:main+4 latency", 17, "function's entry"),
+	{L("u:/bin/sh:0x1159 latency"), 0, PROBE, .pk = PROBE_UPROBE,
+	 .path = "/bin/sh", .by_offset = true, .offset = 0x1159,
+	 .opts = OPT_LATENCY},
 	BAD("t:sched:sched_switch latency", 21, "applies to"),
 	BAD("s:cpu-clock latency", 12, "applies to"),
 	BAD("rt:sched_switch latency", 16, "applies to"),
