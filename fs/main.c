@@ -23,6 +23,7 @@
 #include "events.h"
 #include "heap_trim.h"
 #include "log.h"
+#include "mountinfo.h"
 #include "owned.h"
 #include "link_ids.h"
 #include "can_create.h"
@@ -199,8 +200,11 @@ static bool already_mounted(const char *mnt)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
 		dash = strstr(line, " - ");
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1 &&
-		    dash && strcmp(point, real) == 0 &&
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
+			continue;
+		/* a blank in the mount point is written \040 there */
+		mountinfo_unescape(point);
+		if (dash && strcmp(point, real) == 0 &&
 		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
 			found = true;
 	}

@@ -117,6 +117,19 @@ echo '-*' >"$MNT/control"
 out=$(timeout 15 "$BPFLINKFS" "$MNT" -f 2>&1) && fail "second mount accepted"
 assert_match "second mount message" "already a bpflinkfs mount" "$out"
 
+# ... also where the mount point's name has a blank (mountinfo writes it
+# \040; read raw, the second daemon mounted on top of the first)
+SPACED="$WORK/with space"
+mkdir -p "$SPACED"
+"$BPFLINKFS" "$SPACED" 2>"$WORK/spaced.err" || fail "mount on '$SPACED'"
+out=$(timeout 15 "$BPFLINKFS" "$SPACED" -f 2>&1) &&
+	fail "second mount on '$SPACED' accepted"
+assert_match "second mount message (a blank in the name)" \
+	"already a bpflinkfs mount" "$out"
+assert_eq "one mount on '$SPACED'" 1 \
+	"$(grep -cF " ${SPACED// /\\040} fuse.bpflinkfs " /proc/self/mounts)"
+fusermount3 -u "$SPACED"
+
 # a pin_dir outside bpffs is refused before anything is made
 out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$WORK/p/q" 2>&1) &&
 	fail "pin_dir outside bpffs accepted"
