@@ -106,18 +106,13 @@ int listed_link_ids(struct owned *o, __u32 **out)
 	struct link_id_type *v = NULL;
 	__u32 *ids, *dying = NULL;
 	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(o, &dying), n, i, kept = 0, no;
-	__u32 *own = NULL;
+	int nd = owned_dying_ids(o, &dying), n, i, kept = 0;
 
 	n = nd < 0 ? nd : links_now(&v);
-	/* and this mount's own tracing and raw tracepoint links */
-	no = n < 0 ? n : owned_ids(o, &own);
-	n = no < 0 ? no : n;
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
 		if (!in_sorted(dying, nd, v[i].id) && !links_hidden(v[i].id))
 			ids[kept++] = v[i].id;
-	free(own);
 	free(dying);
 	free(v);
 	if (n < 0)
