@@ -22,8 +22,8 @@ struct owned;
 
 /**
  * single_probe_create() - make the link(s) for one parsed probe line
- * without a wildcard (probe_create() in probe.c sends wildcards elsewhere,
- * except a usdt pattern, resolved here with the probe's notes)
+ * without a wildcard (probe_create() in probe.c sends wildcards and usdt
+ * lines elsewhere)
  * @o: the registry the links are owned in (owned.h), and whose counter
  *     the built-in program counts them in
  * @p: the parsed probe; its columns index @line
@@ -36,9 +36,6 @@ struct owned;
  * @warning: out, @warning_len bytes; non-empty: a warning to log even on
  *           success
  *
- * usdt: one uprobe_multi link for every location (usdt_multi_create()),
- * or one uprobe link per location where the kernel has no uprobe_multi
- * (@warning says so when there are several).
  * software/hardware events make one link per online CPU unless cpu= or
  * pid= narrows them; if one fails, those already made for this line stay
  * in @made for the caller to remove.

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One parsed PROBE line to its link(s): the entry of link creation. A
- * wildcard uprobe/kprobe line goes to multi_create.c, a fentry/fexit
- * pattern to tracing_glob.c, any other (usdt, patterns included) to
- * create.c; all call down only (multi_create.c and tracing_glob.c fall
- * back to create.c one match at a time; create.c makes a usdt line's one
- * multi link through multi_create.c's usdt_multi_create()).
+ * usdt line (patterns included) goes to usdt_create.c, which makes its one
+ * multi link through multi_create.c's usdt_multi_create(); a wildcard
+ * uprobe/kprobe line to multi_create.c (a uprobe SYMBOL that is exactly a
+ * symbol's name is one target); a fentry/fexit pattern to tracing_glob.c;
+ * a uprobe line with latency to one session link (multi_create.c); any
+ * other to create.c. All call down only (multi_create.c and
+ * tracing_glob.c fall back to create.c one match at a time).
  */
 #ifndef BPFLINKFS_PROBE_H
 #define BPFLINKFS_PROBE_H
