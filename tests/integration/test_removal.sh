@@ -102,8 +102,11 @@ below() {
 below "$(val remove_s)" 1 && ok || fail "-* took $(val remove_s) s (limit 1)"
 below "$(val create_s)" 1 && ok ||
 	fail "a create during the release took $(val create_s) s (limit 1)"
-below "$(val max_read_s)" 1 && ok ||
-	fail "a read during the release took $(val max_read_s) s (limit 1)"
+# A read that waited for the release would take N x 0.1 s, 2 s; on a busy
+# host (other processes releasing uprobes too, which share the kernel's
+# uprobe locks) a whole-table read alone has taken just over 1 s.
+below "$(val max_read_s)" 1.5 && ok ||
+	fail "a read during the release took $(val max_read_s) s (limit 1.5)"
 [ "$(val reads)" -gt 0 ] 2>/dev/null && ok || fail "no read during the release"
 assert_eq "read errors during the release" "" "$(val error)"
 assert_eq "cat control right after -* and one create" "$(val created)" \
