@@ -41,6 +41,7 @@ struct daemon {
 	gid_t gid;
 	mode_t umask;
 	struct fuse_session *se; /* for notifications (tree.c) */
+	time_t mount_time;	 /* every file's times: when FUSE_INIT came */
 	struct handoff handoff;	 /* one render per open (handoff.h) */
 };
 

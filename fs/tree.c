@@ -52,8 +52,6 @@ static void reply_err(fuse_req_t req, int err)
 	fuse_reply_err(req, err > 0 && err < 512 ? err : err ? EOPNOTSUPP : 0);
 }
 
-static time_t mount_time;
-
 /*
  * Every file reports the length of its value as rendered now: readers that
  * copy through splice or sendfile (busybox and Rust coreutils cat,
@@ -77,7 +75,7 @@ static void attr_fill(const struct daemon *d, struct stat *st, fuse_ino_t ino,
 	st->st_size = size;
 	st->st_blocks = (size + 511) / 512; /* not sparse: no SEEK_HOLE games */
 	st->st_blksize = 4096;
-	st->st_atime = st->st_mtime = st->st_ctime = mount_time;
+	st->st_atime = st->st_mtime = st->st_ctime = d->mount_time;
 }
 
 static bool file_is_volatile(size_t i)
@@ -782,7 +780,9 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	mount_time = time(NULL);
+	struct daemon *d = userdata;
+
+	d->mount_time = time(NULL);
 	/* the kernel then splits large writes into 1 MiB requests */
 	conn->max_write = 1u << 20;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
