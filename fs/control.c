@@ -29,6 +29,7 @@ _Static_assert(COMMAND_MAX_BYTES + sizeof(" cpu=4294967295") <=
 struct control_handle {
 	pthread_mutex_t lock;
 	struct owned *reg; /* the links it makes and removes */
+	struct error_log *log; /* where its lines' errors go */
 	bool wrote;
 	unsigned int line_no;
 	char *partial; /* an incomplete last line */
@@ -65,17 +66,39 @@ struct request {
 	struct path_memo *memo; /* NULL: no memo */
 };
 
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *log_entries[ERROR_LOG_ENTRIES];
-static unsigned int log_next;
+/* The last ERROR_LOG_ENTRIES entries, oldest overwritten first. */
+struct error_log {
+	pthread_mutex_t lock;
+	char *entries[ERROR_LOG_ENTRIES];
+	unsigned int next; /* entries ever added since the last clear */
+};
 
-struct control_handle *control_open(struct owned *reg)
+struct error_log *error_log_new(void)
+{
+	struct error_log *log = calloc(1, sizeof(*log));
+
+	if (log)
+		pthread_mutex_init(&log->lock, NULL);
+	return log;
+}
+
+void error_log_free(struct error_log *log)
+{
+	if (!log)
+		return;
+	error_log_clear(log);
+	pthread_mutex_destroy(&log->lock);
+	free(log);
+}
+
+struct control_handle *control_open(struct owned *reg, struct error_log *log)
 {
 	struct control_handle *h = calloc(1, sizeof(*h));
 
 	if (h) {
 		pthread_mutex_init(&h->lock, NULL);
 		h->reg = reg;
+		h->log = log;
 	}
 	return h;
 }
@@ -125,8 +148,9 @@ static size_t escape_message(char *out, size_t size, const char *msg)
 	return n;
 }
 
-void error_log_add(int err, unsigned int line_no, const char *msg,
-		   const char *line, size_t line_len, size_t column)
+void error_log_add(struct error_log *log, int err, unsigned int line_no,
+		   const char *msg, const char *line, size_t line_len,
+		   size_t column)
 {
 	struct timespec ts;
 	size_t shown = line_len > 512 ? 512 : line_len, i, n;
@@ -150,26 +174,27 @@ void error_log_add(int err, unsigned int line_no, const char *msg,
 	if (column > shown)
 		column = shown;
 	n += sprintf(e + n, "\n%*s^\n", (int)(11 + column), "");
-	pthread_mutex_lock(&log_lock);
-	free(log_entries[log_next % ERROR_LOG_ENTRIES]);
-	log_entries[log_next++ % ERROR_LOG_ENTRIES] = e;
-	pthread_mutex_unlock(&log_lock);
+	pthread_mutex_lock(&log->lock);
+	free(log->entries[log->next % ERROR_LOG_ENTRIES]);
+	log->entries[log->next++ % ERROR_LOG_ENTRIES] = e;
+	pthread_mutex_unlock(&log->lock);
 }
 
-char *error_log_render(size_t *len)
+char *error_log_render(struct error_log *log, size_t *len)
 {
 	size_t total = 0, i, start;
 	char *buf;
 
-	pthread_mutex_lock(&log_lock);
-	start = log_next > ERROR_LOG_ENTRIES ? log_next - ERROR_LOG_ENTRIES : 0;
-	for (i = start; i < log_next; i++)
-		total += strlen(log_entries[i % ERROR_LOG_ENTRIES]);
+	pthread_mutex_lock(&log->lock);
+	start = log->next > ERROR_LOG_ENTRIES ? log->next - ERROR_LOG_ENTRIES
+					      : 0;
+	for (i = start; i < log->next; i++)
+		total += strlen(log->entries[i % ERROR_LOG_ENTRIES]);
 	buf = malloc(total + 1);
 	if (buf) {
 		total = 0;
-		for (i = start; i < log_next; i++) {
-			const char *e = log_entries[i % ERROR_LOG_ENTRIES];
+		for (i = start; i < log->next; i++) {
+			const char *e = log->entries[i % ERROR_LOG_ENTRIES];
 
 			memcpy(buf + total, e, strlen(e));
 			total += strlen(e);
@@ -177,21 +202,21 @@ char *error_log_render(size_t *len)
 		buf[total] = '\0';
 		*len = total;
 	}
-	pthread_mutex_unlock(&log_lock);
+	pthread_mutex_unlock(&log->lock);
 	return buf;
 }
 
-void error_log_clear(void)
+void error_log_clear(struct error_log *log)
 {
 	size_t i;
 
-	pthread_mutex_lock(&log_lock);
+	pthread_mutex_lock(&log->lock);
 	for (i = 0; i < ERROR_LOG_ENTRIES; i++) {
-		free(log_entries[i]);
-		log_entries[i] = NULL;
+		free(log->entries[i]);
+		log->entries[i] = NULL;
 	}
-	log_next = 0;
-	pthread_mutex_unlock(&log_lock);
+	log->next = 0;
+	pthread_mutex_unlock(&log->lock);
 }
 
 static int out_append(struct control_handle *h, const struct id_list *ids,
@@ -228,15 +253,15 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 		snprintf(msg, sizeof(msg),
 			 "command of %zu bytes, over the limit of %u bytes",
 			 len, COMMAND_MAX_BYTES);
-		error_log_add(-EINVAL, h->line_no, msg, line, len,
+		error_log_add(h->log, -EINVAL, h->line_no, msg, line, len,
 			      COMMAND_MAX_BYTES);
 		return -EINVAL;
 	}
 	err = probe_create(h->reg, &cmd->probe, line, len, rq->pid, &rq->made,
 			   rq->memo, &e, warning, sizeof(warning));
 	if (err || warning[0])
-		error_log_add(err, h->line_no, err ? e.msg : warning, line, len,
-			      e.column);
+		error_log_add(h->log, err, h->line_no, err ? e.msg : warning,
+			      line, len, e.column);
 	return err;
 }
 
@@ -262,7 +287,7 @@ static int run_remove(struct control_handle *h, __u32 id, const char *line,
 	else
 		snprintf(msg, sizeof(msg), "cannot look the link up: %s",
 			 strerror(-err));
-	error_log_add(err, h->line_no, msg, line, len, 0);
+	error_log_add(h->log, err, h->line_no, msg, line, len, 0);
 	return err;
 }
 
@@ -292,7 +317,8 @@ static int run_line(struct control_handle *h, const char *line, size_t len,
 		return -ENOMEM;
 	err = parse_line(line, len, cmd, &pe);
 	if (err) {
-		error_log_add(err, h->line_no, pe.msg, line, len, pe.column);
+		error_log_add(h->log, err, h->line_no, pe.msg, line, len,
+			      pe.column);
 		goto out;
 	}
 	switch (cmd->kind) {
@@ -395,8 +421,8 @@ static int run_partial(struct control_handle *h, struct request *rq)
 
 	if (h->partial_too_long) {
 		h->line_no++;
-		error_log_add(-EINVAL, h->line_no, "line too long", h->partial,
-			      h->partial_len, 0);
+		error_log_add(h->log, -EINVAL, h->line_no, "line too long",
+			      h->partial, h->partial_len, 0);
 		err = -EINVAL;
 	} else {
 		err = run_line(h, h->partial ? h->partial : "", h->partial_len,
@@ -445,7 +471,7 @@ static bool tail_again(struct control_handle *h, const char *d, size_t len)
 	    bytes_hash(d, n) != h->tail_hash)
 		return false;
 	error_log_add(
-		-EINVAL, h->tail_line,
+		h->log, -EINVAL, h->tail_line,
 		"the rest of this line, which failed, was written again (a retry after a short write): not run",
 		d, n - 1, 0);
 	return true;
@@ -590,8 +616,9 @@ static int drop_killed(struct control_handle *h, pid_t pid, int sig)
 		msg, sizeof(msg),
 		"the writer (pid %d) was killed by signal %d (SIG%s) before it ended this line: not run",
 		(int)pid, sig, abbrev ? abbrev : "?");
-	error_log_add(-EINTR, h->line_no, msg, h->partial ? h->partial : "",
-		      h->partial_len, h->partial_len);
+	error_log_add(h->log, -EINTR, h->line_no, msg,
+		      h->partial ? h->partial : "", h->partial_len,
+		      h->partial_len);
 	h->partial_len = 0;
 	h->partial_too_long = false;
 	return -EINTR;

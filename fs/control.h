@@ -9,15 +9,17 @@
 #include <sys/types.h>
 
 struct control_handle;
+struct error_log;
 
 struct owned;
 
 /**
  * control_open() - a handle on control; the lines written to it make and
  * remove links in @reg (bpf/owned.h), and it reads back @reg's list
+ * @log: where its failing lines are recorded (the mount's error_log)
  * Return: the handle, or NULL (ENOMEM).
  */
-struct control_handle *control_open(struct owned *reg);
+struct control_handle *control_open(struct owned *reg, struct error_log *log);
 void control_release(struct control_handle *h);
 
 /**
@@ -51,23 +53,34 @@ ssize_t control_read(struct control_handle *h, char *buf, size_t size,
 		     off_t off);
 
 /**
+ * error_log_new() - an empty error_log: one per mount, made at start and
+ * kept in the daemon's state (daemon.h); thread-safe
+ * Return: the log, or NULL (ENOMEM).
+ */
+struct error_log *error_log_new(void);
+
+/** error_log_free() - free @log and its entries; NULL is ignored */
+void error_log_free(struct error_log *log);
+
+/**
  * error_log_render() - the error_log contents
  * Return: malloc'd text (caller frees), length in *len; NULL on ENOMEM.
  */
-char *error_log_render(size_t *len);
+char *error_log_render(struct error_log *log, size_t *len);
 
 /** error_log_clear() - forget every entry */
-void error_log_clear(void);
+void error_log_clear(struct error_log *log);
 
 /**
- * error_log_add() - record an error or warning
+ * error_log_add() - record an error or warning in @log
  * @err: -errno, or 0 for a warning
  * @line_no: 1-based line number on the handle
  * @msg: message
  * @line: the command as written, @line_len bytes
  * @column: 0-based column of the first bad character
  */
-void error_log_add(int err, unsigned int line_no, const char *msg,
-		   const char *line, size_t line_len, size_t column);
+void error_log_add(struct error_log *log, int err, unsigned int line_no,
+		   const char *msg, const char *line, size_t line_len,
+		   size_t column);
 
 #endif

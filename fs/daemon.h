@@ -18,6 +18,7 @@ struct attached_set;
 struct event_hub;
 struct top_hub;
 struct stats_switch;
+struct error_log;
 
 struct daemon {
 	/* the kernel library's state (bpf/owned.h): owned links, their
@@ -40,6 +41,8 @@ struct daemon {
 	uid_t uid;
 	gid_t gid;
 	mode_t umask;
+	/* the control file's failed lines (control.h), one log a mount */
+	struct error_log *errors;
 	struct fuse_session *se; /* for notifications (tree.c) */
 	time_t mount_time;	 /* every file's times: when FUSE_INIT came */
 	struct handoff handoff;	 /* one render per open (handoff.h) */

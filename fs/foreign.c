@@ -93,7 +93,7 @@ static void who_holds(struct owned *reg, __u32 id, struct sbuf *s)
 }
 
 /* error_log: the kernel cannot detach link @id; whom to stop instead */
-static void log_undetachable(struct owned *reg, __u32 id, const char *type)
+static void log_undetachable(const struct daemon *d, __u32 id, const char *type)
 {
 	struct sbuf s = {0};
 	char line[32];
@@ -101,14 +101,14 @@ static void log_undetachable(struct owned *reg, __u32 id, const char *type)
 	char *msg;
 
 	sbuf_printf(&s, "the kernel cannot detach links of type %s: ", type);
-	who_holds(reg, id, &s);
+	who_holds(d->owned, id, &s);
 	msg = sbuf_finish(&s, &len);
 	if (!msg)
 		return;
 	if (len > MSG_MAX)
 		memcpy(msg + MSG_MAX - 3, "...", 4);
 	snprintf(line, sizeof(line), "rmdir %u", id);
-	error_log_add(-EOPNOTSUPP, 1, msg, line, strlen(line), 6);
+	error_log_add(d->errors, -EOPNOTSUPP, 1, msg, line, strlen(line), 6);
 	free(msg);
 }
 
@@ -149,7 +149,7 @@ static int detach_foreign(fuse_req_t req, __u32 id)
 			"done",
 			id, type, (unsigned)ctx->uid, (int)ctx->pid, comm);
 	if (err == -EOPNOTSUPP)
-		log_undetachable(d->owned, id, type);
+		log_undetachable(d, id, type);
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include "pins_walk.h"
 #include "attach.h"
 #include "attached.h"
+#include "control.h"
 #include "daemon.h"
 #include "events.h"
 #include "heap_trim.h"
@@ -337,6 +338,9 @@ static int daemon_setup(struct daemon *d)
 		return err;
 	}
 	raise_fd_limit();
+	d->errors = error_log_new();
+	if (!d->errors)
+		return -ENOMEM;
 	/* with pin_dir, pin_dir_open() has said why */
 	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS);
 	if (err && d->pin_dir)
@@ -488,6 +492,7 @@ static void daemon_free(struct daemon *d)
 	attached_close(d->attached);
 	owned_close(d->owned);
 	handoff_free(&d->handoff);
+	error_log_free(d->errors);
 	free(d->pin_dir);
 }
 

@@ -26,7 +26,7 @@ struct root_file {
 static char *render_error_log(const struct daemon *d, const struct reader *r,
 			      size_t *len)
 {
-	return error_log_render(len);
+	return error_log_render(d->errors, len);
 }
 
 static char *render_features_file(const struct daemon *d,

@@ -411,7 +411,7 @@ static struct open_file *root_file_open(fuse_req_t req, fuse_ino_t ino,
 	if (*err)
 		return NULL;
 	if (rf == RF_CONTROL) {
-		of->control = control_open(req_owned(req));
+		of->control = control_open(d->owned, d->errors);
 		*err = ctx->uid == 0 ? (of->control ? 0 : -ENOMEM) : -EACCES;
 		fi->nonseekable = 1;
 	} else if (rf == RF_TOP) {
@@ -642,7 +642,8 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
  * Creating and removing links asks what the kernel asks (bpflinkfs(8), ACCESS):
  * a writer without it changes nothing, and error_log says why.
  */
-static ssize_t control_write_checked(struct control_handle *h, const char *data,
+static ssize_t control_write_checked(struct error_log *log,
+				     struct control_handle *h, const char *data,
 				     size_t size, pid_t pid)
 {
 	static const char msg[] =
@@ -658,7 +659,7 @@ static ssize_t control_write_checked(struct control_handle *h, const char *data,
 		snprintf(why, sizeof(why),
 			 "cannot read the writer's capabilities: %s",
 			 strerror(-may));
-	error_log_add(may < 0 ? may : -EPERM, 1, may < 0 ? why : msg, data,
+	error_log_add(log, may < 0 ? may : -EPERM, 1, may < 0 ? why : msg, data,
 		      nl ? (size_t)(nl - data) : size, 0);
 	return may < 0 ? may : -EPERM;
 }
@@ -666,20 +667,21 @@ static ssize_t control_write_checked(struct control_handle *h, const char *data,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
+	const struct daemon *d = fuse_req_userdata(req);
 	struct open_file *of = handle_get(fi->fh);
 	ssize_t n;
 
 	if (!of) {
 		n = -EBADF;
 	} else if (of->control) {
-		n = control_write_checked(of->control, data, size,
+		n = control_write_checked(d->errors, of->control, data, size,
 					  fuse_req_ctx(req)->pid);
 	} else if (of->error_log) {
 		/* an empty line (or nothing) clears the log */
 		n = size == 0 || (size == 1 && data[0] == '\n') ? (ssize_t)size
 								: -EINVAL;
 		if (n >= 0)
-			error_log_clear();
+			error_log_clear(d->errors);
 	} else {
 		n = -EACCES;
 	}

@@ -358,9 +358,9 @@ static void check_readback(struct control_handle *h)
 }
 
 /* A handle that never wrote reads owned_list(), in odd chunk sizes. */
-static void check_listing(struct owned *o)
+static void check_listing(struct owned *o, struct error_log *errors)
 {
-	struct control_handle *h = control_open(o);
+	struct control_handle *h = control_open(o, errors);
 	size_t want_len, off = 0;
 	char *want = owned_list(o, &want_len), buf[100];
 	ssize_t r;
@@ -376,10 +376,10 @@ static void check_listing(struct owned *o)
 	free(want);
 }
 
-static void check_error_log(void)
+static void check_error_log(struct error_log *errors)
 {
 	size_t len, entries = 0;
-	char *log = error_log_render(&len), *p;
+	char *log = error_log_render(errors, &len), *p;
 
 	check(log != NULL, "error_log renders");
 	check(strlen(log) == len, "error_log length");
@@ -399,6 +399,8 @@ static void check_error_log(void)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
+	/* one log for the run, as the daemon has one for its mount */
+	static struct error_log *errors;
 	struct control_handle *h;
 	struct owned *o;
 	unsigned char flags;
@@ -413,7 +415,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	o = calloc(1, sizeof(*o));
 	check(o != NULL, "calloc");
 	o->next_id = 1000;
-	h = control_open(o);
+	errors = errors ? errors : error_log_new();
+	check(errors != NULL, "error_log_new");
+	h = control_open(o, errors);
 	check(h != NULL, "control_open");
 	if ((flags & 7) == 7)
 		giant_line(o, h, flags);
@@ -431,12 +435,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		call_made_len = 0;
 	}
 	check_readback(h);
-	check_listing(o);
-	check_error_log();
+	check_listing(o, errors);
+	check_error_log(errors);
 	control_release(h);
 	owned_remove_all(o);
 	free(o);
-	error_log_clear();
+	error_log_clear(errors);
 	expect_len = 0;
 	return 0;
 }
