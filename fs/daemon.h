@@ -11,6 +11,7 @@
 
 #include <fuse_lowlevel.h>
 
+#include "handles.h"
 #include "handoff.h"
 
 struct owned;
@@ -46,6 +47,7 @@ struct daemon {
 	struct fuse_session *se; /* for notifications (tree.c) */
 	time_t mount_time;	 /* every file's times: when FUSE_INIT came */
 	struct handoff handoff;	 /* one render per open (handoff.h) */
+	struct handle_table handles; /* open files and dirs (handles.h) */
 };
 
 /* The registry of the daemon serving @req (as passthrough_ll's lo_data()) */
@@ -54,6 +56,14 @@ static inline struct owned *req_owned(fuse_req_t req)
 	const struct daemon *d = fuse_req_userdata(req);
 
 	return d->owned;
+}
+
+/* The open handles of the mount serving @req; take it before replying */
+static inline struct handle_table *req_handles(fuse_req_t req)
+{
+	struct daemon *d = fuse_req_userdata(req);
+
+	return &d->handles;
 }
 
 #endif

@@ -146,14 +146,15 @@ void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
-	struct open_dir *d = handle_get(fi->fh);
+	struct handle_table *ht = req_handles(req);
+	struct open_dir *d = handle_get(ht, fi->fh);
 	char *buf = d ? malloc(size) : NULL;
 	size_t used = 0;
 	struct stat st;
 
 	if (!buf) {
 		if (d)
-			handle_put(fi->fh);
+			handle_put(ht, fi->fh);
 		fuse_reply_err(req, d ? ENOMEM : EBADF);
 		return;
 	}
@@ -171,12 +172,12 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	fuse_reply_buf(req, buf, used);
 	free(buf);
-	handle_put(fi->fh);
+	handle_put(ht, fi->fh);
 }
 
 void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	handle_close(fi->fh);
+	handle_close(req_handles(req), fi->fh);
 	fuse_reply_err(req, 0);
 }
 

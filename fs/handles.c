@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "daemon.h"
 #include "handles.h"
 
 /* fh = generation << 32 | (slot + 1): a stale fh never finds a new object */
@@ -16,113 +17,137 @@ struct handle {
 	uint32_t next_free;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct handle *slots;
-static uint32_t nslots, free_head = UINT32_MAX;
+void handle_table_init(struct handle_table *t)
+{
+	pthread_mutex_init(&t->lock, NULL);
+	t->slots = NULL;
+	t->nslots = 0;
+	t->free_head = UINT32_MAX;
+}
 
-static struct handle *slot_of(uint64_t fh)
+void handle_table_free(struct handle_table *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->nslots = 0;
+	pthread_mutex_destroy(&t->lock);
+}
+
+static struct handle *slot_of(struct handle_table *t, uint64_t fh)
 {
 	uint32_t i = (uint32_t)fh - 1;
 
-	if ((uint32_t)fh == 0 || i >= nslots || slots[i].gen != fh >> 32 ||
-	    !slots[i].obj)
+	if ((uint32_t)fh == 0 || i >= t->nslots ||
+	    t->slots[i].gen != fh >> 32 || !t->slots[i].obj)
 		return NULL;
-	return &slots[i];
+	return &t->slots[i];
 }
 
-uint64_t handle_new(void *obj, void (*destroy)(void *obj))
+/* Double the table when no slot is free; lock held. Return: false on
+ * ENOMEM. */
+static bool grow(struct handle_table *t)
+{
+	uint32_t n = t->nslots ? t->nslots * 2 : 256, i;
+	struct handle *p;
+
+	if (t->free_head != UINT32_MAX)
+		return true;
+	p = realloc(t->slots, n * sizeof(*p));
+	if (!p)
+		return false;
+	t->slots = p;
+	for (i = t->nslots; i < n; i++)
+		t->slots[i] = (struct handle){
+			.next_free = i + 1 < n ? i + 1 : UINT32_MAX};
+	t->free_head = t->nslots;
+	t->nslots = n;
+	return true;
+}
+
+uint64_t handle_new(struct handle_table *t, void *obj,
+		    void (*destroy)(void *obj))
 {
 	struct handle *h;
 	uint32_t i;
 
-	pthread_mutex_lock(&lock);
-	if (free_head == UINT32_MAX) {
-		uint32_t n = nslots ? nslots * 2 : 256;
-		struct handle *p = realloc(slots, n * sizeof(*p));
-
-		if (!p) {
-			pthread_mutex_unlock(&lock);
-			return 0;
-		}
-		slots = p;
-		for (i = nslots; i < n; i++)
-			slots[i] = (struct handle){
-				.next_free = i + 1 < n ? i + 1 : UINT32_MAX};
-		free_head = nslots;
-		nslots = n;
+	pthread_mutex_lock(&t->lock);
+	if (!grow(t)) {
+		pthread_mutex_unlock(&t->lock);
+		return 0;
 	}
-	i = free_head;
-	h = &slots[i];
-	free_head = h->next_free;
+	i = t->free_head;
+	h = &t->slots[i];
+	t->free_head = h->next_free;
 	h->obj = obj;
 	h->destroy = destroy;
 	h->gen++;
 	h->users = 1; /* the open itself, until RELEASE */
 	h->open = true;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&t->lock);
 	return (uint64_t)h->gen << 32 | (i + 1);
 }
 
-void *handle_get(uint64_t fh)
+void *handle_get(struct handle_table *t, uint64_t fh)
 {
 	struct handle *h;
 	void *obj = NULL;
 
-	pthread_mutex_lock(&lock);
-	h = slot_of(fh);
+	pthread_mutex_lock(&t->lock);
+	h = slot_of(t, fh);
 	if (h && h->open) {
 		h->users++;
 		obj = h->obj;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&t->lock);
 	return obj;
 }
 
 /* lock held; returns what to destroy outside it */
-static void drop(struct handle *h, void **obj, void (**destroy)(void *))
+static void drop(struct handle_table *t, struct handle *h, void **obj,
+		 void (**destroy)(void *))
 {
 	if (--h->users)
 		return;
 	*obj = h->obj;
 	*destroy = h->destroy;
 	h->obj = NULL;
-	h->next_free = free_head;
-	free_head = h - slots;
+	h->next_free = t->free_head;
+	t->free_head = h - t->slots;
 }
 
-static void put(uint64_t fh, bool close)
+static void put(struct handle_table *t, uint64_t fh, bool close)
 {
 	void (*destroy)(void *) = NULL;
 	struct handle *h;
 	void *obj = NULL;
 
-	pthread_mutex_lock(&lock);
-	h = slot_of(fh);
+	pthread_mutex_lock(&t->lock);
+	h = slot_of(t, fh);
 	if (h && (!close || h->open)) {
 		if (close)
 			h->open = false;
-		drop(h, &obj, &destroy);
+		drop(t, h, &obj, &destroy);
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&t->lock);
 	if (obj)
 		destroy(obj);
 }
 
-void handle_put(uint64_t fh)
+void handle_put(struct handle_table *t, uint64_t fh)
 {
-	put(fh, false);
+	put(t, fh, false);
 }
 
-void handle_close(uint64_t fh)
+void handle_close(struct handle_table *t, uint64_t fh)
 {
-	put(fh, true);
+	put(t, fh, true);
 }
 
 void reply_open(fuse_req_t req, struct fuse_file_info *fi, int err, void *obj,
 		void (*destroy)(void *obj))
 {
 	if (!err) {
-		fi->fh = handle_new(obj, destroy);
+		fi->fh = handle_new(req_handles(req), obj, destroy);
 		err = fi->fh ? 0 : -ENOMEM;
 	}
 	if (err) {

@@ -8,25 +8,48 @@
 #ifndef BPFLINKFS_HANDLES_H
 #define BPFLINKFS_HANDLES_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <fuse_lowlevel.h>
 
+struct handle;
+
+/*
+ * A mount's table of open handles, in its daemon state (daemon.h) and
+ * reached through each request's userdata (req_handles()), as libfuse's
+ * passthrough_ll reaches its own state. Take it before replying: a reply
+ * frees the request. Thread-safe.
+ */
+struct handle_table {
+	pthread_mutex_t lock;
+	struct handle *slots;
+	uint32_t nslots, free_head;
+};
+
+/** handle_table_init() - an empty table */
+void handle_table_init(struct handle_table *t);
+
+/** handle_table_free() - free the table: no request uses it any more */
+void handle_table_free(struct handle_table *t);
+
 /**
- * handle_new() - register @obj; @destroy frees it when the last user goes
+ * handle_new() - register @obj in @t; @destroy frees it when the last
+ * user goes
  * Return: the value for fuse_file_info.fh, or 0 on ENOMEM (then @obj is
  * not registered and the caller still owns it).
  */
-uint64_t handle_new(void *obj, void (*destroy)(void *obj));
+uint64_t handle_new(struct handle_table *t, void *obj,
+		    void (*destroy)(void *obj));
 
 /** handle_get() - the object behind @fh, counted; NULL if released */
-void *handle_get(uint64_t fh);
+void *handle_get(struct handle_table *t, uint64_t fh);
 
 /** handle_put() - done with an object from handle_get() */
-void handle_put(uint64_t fh);
+void handle_put(struct handle_table *t, uint64_t fh);
 
 /** handle_close() - RELEASE: no new users; freed when the last is done */
-void handle_close(uint64_t fh);
+void handle_close(struct handle_table *t, uint64_t fh);
 
 /**
  * reply_open() - reply to an OPEN or OPENDIR: @err (-errno) when it

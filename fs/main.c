@@ -492,6 +492,7 @@ static void daemon_free(struct daemon *d)
 	attached_close(d->attached);
 	owned_close(d->owned);
 	handoff_free(&d->handoff);
+	handle_table_free(&d->handles);
 	error_log_free(d->errors);
 	free(d->pin_dir);
 }
@@ -543,6 +544,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 	mallopt(M_TRIM_THRESHOLD, 64 << 10);
 	handoff_init(&daemon_state.handoff);
+	handle_table_init(&daemon_state.handles);
 	daemon_state.top_interval_ms = TOP_INTERVAL_DEFAULT_MS;
 	mnt = drop_source(&argc, argv, &wants_info);
 	/* before libfuse, which only says "bad mount point" */

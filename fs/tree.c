@@ -333,9 +333,11 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
  * The size of what an open handle reads, or -1 when it has no fixed one;
  * in *made when it was rendered, if its file's mtime says so (else zero).
  */
-static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
+static off_t handle_size(fuse_req_t req, struct fuse_file_info *fi,
+			 struct timespec *made)
 {
-	struct open_file *of = fi ? handle_get(fi->fh) : NULL;
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of = fi ? handle_get(ht, fi->fh) : NULL;
 	off_t size = -1;
 
 	*made = (struct timespec){0};
@@ -345,7 +347,7 @@ static off_t handle_size(struct fuse_file_info *fi, struct timespec *made)
 		size = of->len;
 		*made = of->made;
 	}
-	handle_put(fi->fh);
+	handle_put(ht, fi->fh);
 	return size;
 }
 
@@ -360,7 +362,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 	struct daemon *d = fuse_req_userdata(req);
 	pid_t tid = fuse_req_ctx(req)->pid;
 	struct timespec made;
-	off_t size = handle_size(fi, &made);
+	off_t size = handle_size(req, fi, &made);
 	size_t len;
 	struct stat st;
 	int err;
@@ -607,7 +609,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct open_file *of = handle_get(fi->fh);
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of = handle_get(ht, fi->fh);
 	ssize_t n;
 	char *buf;
 
@@ -635,7 +638,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		n = of->len - off < size ? of->len - off : size;
 		fuse_reply_buf(req, of->buf + off, n);
 	}
-	handle_put(fi->fh);
+	handle_put(ht, fi->fh);
 }
 
 /*
@@ -668,7 +671,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		     size_t size, off_t off, struct fuse_file_info *fi)
 {
 	const struct daemon *d = fuse_req_userdata(req);
-	struct open_file *of = handle_get(fi->fh);
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of = handle_get(ht, fi->fh);
 	ssize_t n;
 
 	if (!of) {
@@ -686,7 +690,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 		n = -EACCES;
 	}
 	if (of)
-		handle_put(fi->fh);
+		handle_put(ht, fi->fh);
 	if (n < 0)
 		reply_err(req, -n);
 	else
@@ -695,13 +699,14 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *data,
 
 static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct open_file *of = handle_get(fi->fh);
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of = handle_get(ht, fi->fh);
 	int err = 0;
 
 	if (of && of->control)
 		err = control_flush(of->control, fuse_req_ctx(req)->pid, false);
 	if (of)
-		handle_put(fi->fh);
+		handle_put(ht, fi->fh);
 	reply_err(req, -err);
 }
 
@@ -709,7 +714,8 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
-	struct open_file *of = handle_get(fi->fh);
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of = handle_get(ht, fi->fh);
 
 	if (of && of->stream) {
 		event_stream_poll(of->stream, req, ph);
@@ -722,13 +728,13 @@ static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 				POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
 	}
 	if (of)
-		handle_put(fi->fh);
+		handle_put(ht, fi->fh);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	handle_close(fi->fh);
+	handle_close(req_handles(req), fi->fh);
 	reply_err(req, 0);
 }
 
