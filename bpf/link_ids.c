@@ -9,45 +9,57 @@
 #include "link_ids.h"
 #include "link_ids.skel.h"
 
-/* the link iterator, loaded once at start (link_ids_open()), read-only
- * until link_ids_close() at exit */
-static struct link_ids_bpf *skel;
-static struct bpf_link *iter_link;
-static __u32 own_id;
+/* the iterator as loaded by link_ids_open(); read-only until
+ * link_ids_close(), so threads share it (each read makes its own fd) */
+struct link_ids {
+	struct link_ids_bpf *skel;
+	struct bpf_link *iter_link;
+	__u32 own_id; /* the link id of iter_link */
+};
 
-int link_ids_open(void)
+int link_ids_open(struct link_ids **out)
 {
 	struct bpf_link_info info = { 0 };
+	struct link_ids *it = calloc(1, sizeof(*it));
 	__u32 len = sizeof(info);
 	int err;
 
-	skel = link_ids_bpf__open_and_load();
-	if (!skel)
-		return errno ? -errno : -ENOMEM;
-	iter_link = bpf_program__attach_iter(skel->progs.link_ids, NULL);
-	err = iter_link ? 0 : (errno ? -errno : -EINVAL);
-	if (!err && bpf_obj_get_info_by_fd(bpf_link__fd(iter_link), &info,
-					   &len))
-		err = -errno;
-	if (err) {
-		link_ids_close();
+	*out = NULL;
+	if (!it)
+		return -ENOMEM;
+	it->skel = link_ids_bpf__open_and_load();
+	if (!it->skel) {
+		err = errno ? -errno : -ENOMEM;
+		free(it);
 		return err;
 	}
-	own_id = info.id;
+	it->iter_link =
+		bpf_program__attach_iter(it->skel->progs.link_ids, NULL);
+	err = it->iter_link ? 0 : (errno ? -errno : -EINVAL);
+	if (!err &&
+	    bpf_obj_get_info_by_fd(bpf_link__fd(it->iter_link), &info, &len))
+		err = -errno;
+	if (err) {
+		link_ids_close(it);
+		return err;
+	}
+	it->own_id = info.id;
+	*out = it;
 	return 0;
 }
 
-__u32 link_ids_own(void)
+__u32 link_ids_own(const struct link_ids *it)
 {
-	return iter_link ? own_id : 0;
+	return it ? it->own_id : 0;
 }
 
-void link_ids_close(void)
+void link_ids_close(struct link_ids *it)
 {
-	bpf_link__destroy(iter_link);
-	iter_link = NULL;
-	link_ids_bpf__destroy(skel);
-	skel = NULL;
+	if (!it)
+		return;
+	bpf_link__destroy(it->iter_link);
+	link_ids_bpf__destroy(it->skel);
+	free(it);
 }
 
 /* Whole records only: the kernel never splits one across reads. */
@@ -81,14 +93,14 @@ static int read_all(int fd, struct link_id_type **out)
 	return (int)n;
 }
 
-int link_ids_read(struct link_id_type **out)
+int link_ids_read(const struct link_ids *it, struct link_id_type **out)
 {
 	struct link_id_type *v = NULL;
 	int fd, n, i, kept = 0;
 
-	if (!iter_link)
+	if (!it)
 		return -EOPNOTSUPP;
-	fd = bpf_iter_create(bpf_link__fd(iter_link));
+	fd = bpf_iter_create(bpf_link__fd(it->iter_link));
 	if (fd < 0)
 		return -errno;
 	n = read_all(fd, &v);
@@ -96,7 +108,7 @@ int link_ids_read(struct link_id_type **out)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)
-		if (v[i].id != own_id)
+		if (v[i].id != it->own_id)
 			v[kept++] = v[i];
 	*out = v;
 	return kept;

@@ -3,6 +3,11 @@
  * Links this mount created, and the reaper that closes removed ones. The
  * kernel needs up to ~0.1 s to release one uprobe link, so removal only
  * unlists the link; reaper threads close its fd meanwhile.
+ *
+ * Calls go one way: the registry sits on top of link enumeration
+ * (links.c) and calls into it, to hide its iterator's links and to list
+ * the kernel's links less its removed ones (listed_link_ids()); links.c
+ * never calls back, so enumeration can be read and tested without it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -64,6 +69,7 @@ struct owned {
 	struct counter *counter;    /* the built-in program, its hits map */
 	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
 	struct task_files *tf;	    /* who holds links: owned_task_files() */
+	struct links *kernel_list;  /* enumeration: owned_link_list() */
 	struct pin_owner as_owner;  /* this registry as pin.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
@@ -96,6 +102,11 @@ struct task_files *owned_task_files(const struct owned *o)
 	return o->tf;
 }
 
+struct links *owned_link_list(const struct owned *o)
+{
+	return o->kernel_list;
+}
+
 /* Load the task-file iterator; its own links stay out of the tree. */
 static int open_task_files(struct owned *o)
 {
@@ -106,7 +117,7 @@ static int open_task_files(struct owned *o)
 		return err;
 	n = task_files_own_link_ids(o->tf, own);
 	for (i = 0; !err && i < n; i++)
-		err = links_hide(own[i]);
+		err = links_hide(o->kernel_list, own[i]);
 	return err;
 }
 
@@ -275,6 +286,44 @@ int owned_dying_ids(struct owned *o, __u32 **out)
 	return n;
 }
 
+static bool in_sorted(const __u32 *ids, int n, __u32 id)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id;
+}
+
+int listed_link_ids(struct owned *o, __u32 **out)
+{
+	struct link_id_type *v = NULL;
+	__u32 *ids, *dying = NULL;
+	/* removed links first: one whose release ends meanwhile stays out */
+	int nd = owned_dying_ids(o, &dying), n, i, kept = 0;
+
+	n = nd < 0 ? nd : links_now(o->kernel_list, &v);
+	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
+	for (i = 0; ids && i < n; i++)
+		if (!in_sorted(dying, nd, v[i].id) &&
+		    !links_hidden(o->kernel_list, v[i].id))
+			ids[kept++] = v[i].id;
+	free(dying);
+	free(v);
+	if (n < 0)
+		return n;
+	if (!ids)
+		return -ENOMEM;
+	*out = ids;
+	return kept;
+}
+
 /* Queue link @l for the reaper, and free its record; lock held. */
 static int dying_push(struct owned *o, struct owned_link *l, bool unpinned)
 {
@@ -347,7 +396,7 @@ static int not_owned(struct owned *o, __u32 id)
 	__u32 type;
 	int err;
 
-	if (owned_is_dying(o, id) || links_hidden(id))
+	if (owned_is_dying(o, id) || links_hidden(o->kernel_list, id))
 		return -ENOENT;
 	err = link_type_read(id, &type);
 	return err ? err : -EPERM;
@@ -452,7 +501,8 @@ bool owned_is_foreign(struct owned *o, __u32 id)
 	owned_find(o, id, &found);
 	pthread_mutex_unlock(&o->lock);
 	/* the daemon's own iterator links are unknown to everyone */
-	return !found && !owned_is_dying(o, id) && !links_hidden(id) &&
+	return !found && !owned_is_dying(o, id) &&
+	       !links_hidden(o->kernel_list, id) &&
 	       link_type_read(id, &type) == 0;
 }
 
@@ -691,8 +741,11 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
 					 .ids = owned_ids,
 					 .forget = owned_forget,
 					 .add = owned_add_held_by_pin};
-	err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots, &o->counter)
-		      : counter_open(&o->counter, slots);
+	err = links_open(&o->kernel_list);
+	if (!err)
+		err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots,
+					     &o->counter)
+			      : counter_open(&o->counter, slots);
 	if (!err)
 		err = open_task_files(o);
 	if (err) {
@@ -728,6 +781,7 @@ void owned_close(struct owned *o)
 	pin_dir_close(o->pin);
 	counter_close(o->counter);
 	task_files_close(o->tf);
+	links_close(o->kernel_list);
 	pthread_cond_destroy(&o->reaper_idle);
 	pthread_cond_destroy(&o->reaper_wake);
 	pthread_mutex_destroy(&o->lock);

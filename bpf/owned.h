@@ -15,6 +15,7 @@
 #include "parse.h"
 
 struct counter;
+struct links;
 struct task_files;
 
 /*
@@ -36,11 +37,14 @@ struct owned;
  *           registry pins every link it owns in DIR)
  * @slots: the counter's size (counter_open()), when made afresh
  *
- * The iterator's own links are hidden from every listing (links_hide()).
+ * The task-file iterator's own links are hidden from every listing
+ * (links_hide()); listings go link by link until links_use_iterator() on
+ * owned_link_list().
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
- * prints a message naming the cause, or -ENOMEM of task_files_open(),
- * -ENOSPC of links_hide()); nothing is left open on failure.
+ * prints a message naming the cause, or -ENOMEM of task_files_open() or
+ * links_open(), -ENOSPC of links_hide()); nothing is left open on
+ * failure.
  */
 int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
 
@@ -73,6 +77,23 @@ bool owned_pinning(const struct owned *o);
  * each read makes its own iterator fd, so threads share it.
  */
 struct task_files *owned_task_files(const struct owned *o);
+
+/**
+ * owned_link_list() - how this daemon lists the kernel's links (links.h):
+ * the links it hides and its link iterator, opened by owned_open(); never
+ * NULL
+ */
+struct links *owned_link_list(const struct owned *o);
+
+/**
+ * listed_link_ids() - ids of every link now (any type), ascending, but
+ * none of this mount's links being removed and none of the daemon's own
+ * iterator links (links_hidden())
+ * @o: the registry whose removed links are left out
+ * @ids: out, malloc'd array (caller frees)
+ * Return: the count, or -errno.
+ */
+int listed_link_ids(struct owned *o, __u32 **ids);
 
 struct owned_info {
 	__u32 id;

@@ -26,7 +26,7 @@
 #include "log.h"
 #include "mountinfo.h"
 #include "owned.h"
-#include "link_ids.h"
+#include "links.h"
 #include "can_create.h"
 #include "counter.h"
 #include "counter_row.h"
@@ -367,7 +367,9 @@ static int daemon_setup(struct daemon *d)
 	prime_pin_walk();
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
-	err = getenv("BPFLINKFS_NO_LINK_ITER") ? -EOPNOTSUPP : link_ids_open();
+	err = getenv("BPFLINKFS_NO_LINK_ITER")
+		      ? -EOPNOTSUPP
+		      : links_use_iterator(owned_link_list(d->owned));
 	if (err)
 		fprintf(stderr,
 			"bpflinkfs: no BPF link iterator (%s): listing "
@@ -488,7 +490,6 @@ static void daemon_free(struct daemon *d)
 	event_hub_free(d->events);
 	top_hub_free(d->top);
 	stats_switch_close(d->stats);
-	link_ids_close();
 	attached_close(d->attached);
 	owned_close(d->owned);
 	handoff_free(&d->handoff);

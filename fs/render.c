@@ -37,7 +37,7 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 	int err;
 
 	/* the daemon's own iterator links stay hidden */
-	if (owned_is_dying(reg, id) || links_hidden(id))
+	if (owned_is_dying(reg, id) || links_hidden(owned_link_list(reg), id))
 		return -ENOENT;
 	err = linkcache_get(id, &v->f, verify);
 	if (err)

@@ -104,16 +104,17 @@ static void check_own_left_out(const struct link_id_type *it, int n)
 int main(void)
 {
 	struct link_id_type *it = NULL;
+	struct link_ids *ids;
 	int n, i, err;
 
 	if (geteuid() != 0)
 		skip_all("needs root (BPF)");
 	np = walk(pre, MAX_LINKS);
-	err = link_ids_open();
+	err = link_ids_open(&ids);
 	if (err)
 		skip_all("no link iterator here: %s", strerror(-err));
 	nb = walk(before, MAX_LINKS);
-	n = link_ids_read(&it);
+	n = link_ids_read(ids, &it);
 	na = walk(after, MAX_LINKS);
 	if (!CHECK(n >= 0, "link_ids_read: %s", n < 0 ? strerror(-n) : "ok"))
 		return done_testing();
@@ -122,9 +123,9 @@ int main(void)
 	group_end("ids ascending");
 	check_listed(it, n);
 	check_own_left_out(it, n);
-	link_ids_close();
+	link_ids_close(ids);
 	free(it);
-	CHECK(link_ids_read(&it) == -EOPNOTSUPP, "read after close");
+	CHECK(link_ids_read(NULL, &it) == -EOPNOTSUPP, "read without one");
 	diag("%d links listed, %d before, %d after", n, nb, na);
 	return done_testing();
 }
