@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "array_size.h"
 #include "linkinfo.h"
 #include "uprobe_fdroot.h"
 #include "uprobe_view.h"
@@ -278,7 +279,7 @@ const char *tracefs_root(void)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
 		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return tracefs_roots[i];

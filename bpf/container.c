@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Which container a cgroup path names (container.h). */
 #include "container.h"
+#include "array_size.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -92,7 +93,7 @@ static int comp_container(struct comp c, struct comp parent, char *out,
 
 	if (has_suffix(body, ".scope"))
 		body.n -= strlen(".scope");
-	for (i = 0; i < sizeof(id_prefixes) / sizeof(id_prefixes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(id_prefixes); i++) {
 		size_t k = strlen(id_prefixes[i]);
 
 		if (has_prefix(body, id_prefixes[i]) &&

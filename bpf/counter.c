@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "counter.h"
+#include "array_size.h"
 #include "counter_priv.h"
 #include "counter_row.h"
 #include "linkinfo.h"
@@ -99,7 +100,7 @@ static int set_event_pins(struct counter_bpf *skel, const char *dir)
 	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < sizeof(event_pins) / sizeof(*event_pins); i++) {
+	for (i = 0; !err && i < ARRAY_SIZE(event_pins); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, event_pins[i]);
 		err = bpf_map__set_pin_path(event_map(skel, i), path);
 	}
@@ -337,7 +338,7 @@ int counter_pin_events(struct counter *c, const char *dir)
 	char path[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(event_pins) / sizeof(*event_pins); i++) {
+	for (i = 0; i < ARRAY_SIZE(event_pins); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, event_pins[i]);
 		if (bpf_obj_pin(bpf_map__fd(event_map(c->skel, i)), path) &&
 		    errno != EEXIST)
@@ -350,7 +351,7 @@ bool counter_is_pin_name(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(event_pins) / sizeof(*event_pins); i++)
+	for (i = 0; i < ARRAY_SIZE(event_pins); i++)
 		if (!strcmp(name, event_pins[i]))
 			return true;
 	return false;
@@ -506,7 +507,7 @@ static int prog_uses_map(uint32_t prog_id, uint32_t ring_id)
 	if (fd < 0)
 		return -errno;
 	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.nr_map_ids = ARRAY_SIZE(ids);
 	info.map_ids = (uint64_t)(uintptr_t)ids;
 	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
 	close(fd);
@@ -546,8 +547,7 @@ bool counter_runs_prog(struct counter *c, uint32_t prog_id)
 	if (!prog_id)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; !found && i < sizeof(c->prog_ids) / sizeof(c->prog_ids[0]);
-	     i++)
+	for (i = 0; !found && i < ARRAY_SIZE(c->prog_ids); i++)
 		found = c->prog_ids[i] == prog_id;
 	for (i = 0; !found && !known && i < c->nseen; i++)
 		if (c->seen[i].id == prog_id) {

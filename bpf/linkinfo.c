@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "linkinfo.h"
+#include "array_size.h"
 #include "btf_names.h"
 #include "prog_names.h"
 
@@ -442,8 +443,7 @@ const char *link_type_name(__u32 link_type)
 		[LINK_TYPE_SOCKMAP] = "sockmap",
 	};
 
-	return link_type < sizeof(names) / sizeof(names[0]) ? names[link_type]
-							    : NULL;
+	return link_type < ARRAY_SIZE(names) ? names[link_type] : NULL;
 }
 
 static const char *tracing_kind_name(__u32 attach_type)
@@ -492,31 +492,31 @@ const char *link_view_name(const struct link_fields *f, char *buf, size_t len)
 
 const char *attach_type_name(__u32 attach_type)
 {
-	/* types after BPF_TRACE_KPROBE_MULTI (42), unknown to libbpf 1.1 */
+	/* types after BPF_TRACE_KPROBE_MULTI (42), unknown to libbpf 1.1:
+	 * indexed by enum bpf_attach_type (the name in the comment) */
 	static const char *const newer[] = {
-		"lsm_cgroup",
-		"struct_ops",
-		"netfilter",
-		"tcx_ingress",
-		"tcx_egress",
-		"trace_uprobe_multi",
-		"cgroup_unix_connect",
-		"cgroup_unix_sendmsg",
-		"cgroup_unix_recvmsg",
-		"cgroup_unix_getpeername",
-		"cgroup_unix_getsockname",
-		"netkit_primary",
-		"netkit_peer",
-		"trace_kprobe_session",
-		"trace_uprobe_session",
+		[ATTACH_LSM_CGROUP] = "lsm_cgroup",
+		[44] = "struct_ops",		  /* BPF_STRUCT_OPS */
+		[45] = "netfilter",		  /* BPF_NETFILTER */
+		[46] = "tcx_ingress",		  /* BPF_TCX_INGRESS */
+		[47] = "tcx_egress",		  /* BPF_TCX_EGRESS */
+		[48] = "trace_uprobe_multi",	  /* BPF_TRACE_UPROBE_MULTI */
+		[49] = "cgroup_unix_connect",	  /* BPF_CGROUP_UNIX_CONNECT */
+		[50] = "cgroup_unix_sendmsg",	  /* BPF_CGROUP_UNIX_SENDMSG */
+		[51] = "cgroup_unix_recvmsg",	  /* BPF_CGROUP_UNIX_RECVMSG */
+		[52] = "cgroup_unix_getpeername", /* ..._UNIX_GETPEERNAME */
+		[53] = "cgroup_unix_getsockname", /* ..._UNIX_GETSOCKNAME */
+		[54] = "netkit_primary",	  /* BPF_NETKIT_PRIMARY */
+		[55] = "netkit_peer",		  /* BPF_NETKIT_PEER */
+		[ATTACH_TRACE_KPROBE_SESSION] = "trace_kprobe_session",
+		[ATTACH_TRACE_UPROBE_SESSION] = "trace_uprobe_session",
 	};
 	const char *name = libbpf_bpf_attach_type_str(attach_type);
 
 	if (name)
 		return name;
-	if (attach_type >= ATTACH_LSM_CGROUP &&
-	    attach_type - ATTACH_LSM_CGROUP < sizeof(newer) / sizeof(newer[0]))
-		return newer[attach_type - ATTACH_LSM_CGROUP];
+	if (attach_type < ARRAY_SIZE(newer))
+		return newer[attach_type];
 	return NULL;
 }
 

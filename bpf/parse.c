@@ -5,6 +5,7 @@
  * written (leading blanks included), so control.c can put a caret under it.
  */
 #include "parse.h"
+#include "array_size.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -13,8 +14,6 @@
 
 #include "parse_lex.h"
 #include "perf_names.h"
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct {
 	const char *name;
@@ -102,7 +101,7 @@ const char *probe_kind_name(enum probe_kind kind)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(probe_kinds); i++)
+	for (i = 0; i < ARRAY_SIZE(probe_kinds); i++)
 		if (probe_kinds[i].kind == kind)
 			return probe_kinds[i].name;
 	return "unknown";
@@ -398,11 +397,11 @@ static int parse_kind(struct lexer *lx, struct probe_spec *p)
 {
 	size_t b = lx->pos, n = lex_word(lx, ':'), i;
 
-	for (i = 0; i < ARRAY_LEN(probe_kinds); i++)
+	for (i = 0; i < ARRAY_SIZE(probe_kinds); i++)
 		if (lex_word_is(lx, b, n, probe_kinds[i].name) ||
 		    lex_word_is(lx, b, n, probe_kinds[i].abbr))
 			break;
-	if (i == ARRAY_LEN(probe_kinds))
+	if (i == ARRAY_SIZE(probe_kinds))
 		return lex_fail(lx, -EINVAL, b, "unknown probe type " TOK_FMT,
 				TOK_ARGS(lx, b, lx->pos));
 	if (lx->pos == lx->end || lx->s[lx->pos] != ':')
@@ -491,12 +490,12 @@ static int option_value(struct lexer *lx, struct probe_spec *p,
 	case OPT_STACKS:
 		p->stacks_col = kb;
 		return option_word(lx, key, stacks_words,
-				   ARRAY_LEN(stacks_words), &p->stacks);
+				   ARRAY_SIZE(stacks_words), &p->stacks);
 	case OPT_BY: {
 		unsigned int by = BY_NONE;
 
 		p->by_col = kb;
-		err = option_word(lx, key, by_words, ARRAY_LEN(by_words), &by);
+		err = option_word(lx, key, by_words, ARRAY_SIZE(by_words), &by);
 		p->by = (enum hits_by)by;
 		return err;
 	}
@@ -509,7 +508,7 @@ static int option_find(const struct lexer *lx, size_t kb, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(options); i++)
+	for (i = 0; i < ARRAY_SIZE(options); i++)
 		if (lex_word_is(lx, kb, n, options[i].key))
 			return (int)i;
 	return -1;

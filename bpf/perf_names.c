@@ -6,60 +6,108 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array_size.h"
+
+#define SW_CGROUP_SWITCHES 11 /* PERF_COUNT_SW_CGROUP_SWITCHES, 5.13 */
+#define SOFTWARE_CANONICAL (SW_CGROUP_SWITCHES + 1)
+#define HARDWARE_CANONICAL (PERF_COUNT_HW_REF_CPU_CYCLES + 1)
+
 struct event_name {
 	const char *name;
 	uint64_t config;
 	uint64_t period; /* bpftrace's default */
 };
 
+/* Indexed by config up to SOFTWARE_CANONICAL (PERF_COUNT_SW_*, and
+ * PERF_COUNT_HW_* below): perf_event_describe() names a config by its
+ * entry; the aliases after them only parse. */
 static const struct event_name software_events[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, 1000000 },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1000000 },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 1000000 },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1000000 },
-	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, 1000000 },
-	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, 1000000 },
-	{ "dummy", PERF_COUNT_SW_DUMMY, 1000000 },
-	{ "bpf-output", PERF_COUNT_SW_BPF_OUTPUT, 1000000 },
-	{ "cgroup-switches", 11 /* PERF_COUNT_SW_CGROUP_SWITCHES, 5.13 */,
-	  1000000 },
+	[PERF_COUNT_SW_CPU_CLOCK] = {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK,
+				     1000000},
+	[PERF_COUNT_SW_TASK_CLOCK] = {"task-clock", PERF_COUNT_SW_TASK_CLOCK,
+				      1000000},
+	[PERF_COUNT_SW_PAGE_FAULTS] = {"page-faults", PERF_COUNT_SW_PAGE_FAULTS,
+				       100},
+	[PERF_COUNT_SW_CONTEXT_SWITCHES] = {"context-switches",
+					    PERF_COUNT_SW_CONTEXT_SWITCHES,
+					    1000},
+	[PERF_COUNT_SW_CPU_MIGRATIONS] = {"cpu-migrations",
+					  PERF_COUNT_SW_CPU_MIGRATIONS,
+					  1000000},
+	[PERF_COUNT_SW_PAGE_FAULTS_MIN] = {"minor-faults",
+					   PERF_COUNT_SW_PAGE_FAULTS_MIN,
+					   1000000},
+	[PERF_COUNT_SW_PAGE_FAULTS_MAJ] = {"major-faults",
+					   PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+					   1000000},
+	[PERF_COUNT_SW_ALIGNMENT_FAULTS] = {"alignment-faults",
+					    PERF_COUNT_SW_ALIGNMENT_FAULTS,
+					    1000000},
+	[PERF_COUNT_SW_EMULATION_FAULTS] = {"emulation-faults",
+					    PERF_COUNT_SW_EMULATION_FAULTS,
+					    1000000},
+	[PERF_COUNT_SW_DUMMY] = {"dummy", PERF_COUNT_SW_DUMMY, 1000000},
+	[PERF_COUNT_SW_BPF_OUTPUT] = {"bpf-output", PERF_COUNT_SW_BPF_OUTPUT,
+				      1000000},
+	[SW_CGROUP_SWITCHES] = {"cgroup-switches", SW_CGROUP_SWITCHES, 1000000},
 	/* aliases, as perf(1) and bpftrace accept them; decoding stops above */
-	{ "cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
-	{ "faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
-	{ "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
-	{ "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1000000 },
+	[SOFTWARE_CANONICAL] = {"cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000},
+	{"faults", PERF_COUNT_SW_PAGE_FAULTS, 100},
+	{"cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000},
+	{"migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1000000},
 };
-#define SOFTWARE_CANONICAL 12
 
 static const struct event_name hardware_events[] = {
-	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
-	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
-	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
-	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES, 1000000 },
-	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1000000 },
-	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES, 1000000 },
-	{ "bus-cycles", PERF_COUNT_HW_BUS_CYCLES, 1000000 },
-	{ "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-	  1000000 },
-	{ "stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-	  1000000 },
-	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
-	{ "cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
-	{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 10000000 },
-	{ "cache-refs", PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
+	[PERF_COUNT_HW_CPU_CYCLES] = {"cpu-cycles", PERF_COUNT_HW_CPU_CYCLES,
+				      1000000},
+	[PERF_COUNT_HW_INSTRUCTIONS] = {"instructions",
+					PERF_COUNT_HW_INSTRUCTIONS, 1000000},
+	[PERF_COUNT_HW_CACHE_REFERENCES] = {"cache-references",
+					    PERF_COUNT_HW_CACHE_REFERENCES,
+					    1000000},
+	[PERF_COUNT_HW_CACHE_MISSES] = {"cache-misses",
+					PERF_COUNT_HW_CACHE_MISSES, 1000000},
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] =
+		{"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		 1000000},
+	[PERF_COUNT_HW_BRANCH_MISSES] = {"branch-misses",
+					 PERF_COUNT_HW_BRANCH_MISSES, 1000000},
+	[PERF_COUNT_HW_BUS_CYCLES] = {"bus-cycles", PERF_COUNT_HW_BUS_CYCLES,
+				      1000000},
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] =
+		{"stalled-cycles-frontend",
+		 PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000},
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] =
+		{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+		 1000000},
+	[PERF_COUNT_HW_REF_CPU_CYCLES] = {"ref-cycles",
+					  PERF_COUNT_HW_REF_CPU_CYCLES,
+					  1000000},
+	/* aliases; decoding stops above */
+	[HARDWARE_CANONICAL] = {"cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000},
+	{"branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 10000000},
+	{"cache-refs", PERF_COUNT_HW_CACHE_REFERENCES, 1000000},
 };
-#define HARDWARE_CANONICAL 10
 
-static const char *const hw_cache_names[] = { "L1-dcache", "L1-icache", "LLC",
-					      "dTLB",	   "iTLB",	"branch",
-					      "node" };
-static const char *const hw_cache_ops[] = { "load", "store", "prefetch" };
-static const char *const hw_cache_results[] = { "refs", "misses" };
-
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* PERF_TYPE_HW_CACHE's config: id | op << 8 | result << 16 */
+static const char *const hw_cache_names[] = {
+	[PERF_COUNT_HW_CACHE_L1D] = "L1-dcache",
+	[PERF_COUNT_HW_CACHE_L1I] = "L1-icache",
+	[PERF_COUNT_HW_CACHE_LL] = "LLC",
+	[PERF_COUNT_HW_CACHE_DTLB] = "dTLB",
+	[PERF_COUNT_HW_CACHE_ITLB] = "iTLB",
+	[PERF_COUNT_HW_CACHE_BPU] = "branch",
+	[PERF_COUNT_HW_CACHE_NODE] = "node",
+};
+static const char *const hw_cache_ops[] = {
+	[PERF_COUNT_HW_CACHE_OP_READ] = "load",
+	[PERF_COUNT_HW_CACHE_OP_WRITE] = "store",
+	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = "prefetch",
+};
+static const char *const hw_cache_results[] = {
+	[PERF_COUNT_HW_CACHE_RESULT_ACCESS] = "refs",
+	[PERF_COUNT_HW_CACHE_RESULT_MISS] = "misses",
+};
 
 /* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x): facts
  * of the running kernel, set once at start (perf_sw_alias_set()), read-only
@@ -75,7 +123,7 @@ void perf_sw_alias_set(uint64_t sw_config, uint32_t perf_type,
 		       uint64_t config)
 {
 	/* the plain software type needs no alias */
-	if (sw_config < ARRAY_LEN(sw_aliases) &&
+	if (sw_config < ARRAY_SIZE(sw_aliases) &&
 	    perf_type != PERF_TYPE_SOFTWARE)
 		sw_aliases[sw_config] = (struct sw_alias){ perf_type, config };
 }
@@ -88,10 +136,10 @@ int perf_event_lookup(uint32_t perf_type, const char *name, size_t len,
 
 	if (perf_type == PERF_TYPE_SOFTWARE) {
 		table = software_events;
-		n = ARRAY_LEN(software_events);
+		n = ARRAY_SIZE(software_events);
 	} else if (perf_type == PERF_TYPE_HARDWARE) {
 		table = hardware_events;
-		n = ARRAY_LEN(hardware_events);
+		n = ARRAY_SIZE(hardware_events);
 	} else {
 		return -ENOENT;
 	}
@@ -112,9 +160,9 @@ static int describe_hw_cache(uint64_t config, char *buf, size_t len)
 	uint64_t id = config & 0xff, op = (config >> 8) & 0xff,
 		 result = (config >> 16) & 0xff;
 
-	if (config >> 24 || id >= ARRAY_LEN(hw_cache_names) ||
-	    op >= ARRAY_LEN(hw_cache_ops) ||
-	    result >= ARRAY_LEN(hw_cache_results))
+	if (config >> 24 || id >= ARRAY_SIZE(hw_cache_names) ||
+	    op >= ARRAY_SIZE(hw_cache_ops) ||
+	    result >= ARRAY_SIZE(hw_cache_results))
 		return snprintf(buf, len, "hw-cache:%llu",
 				(unsigned long long)config);
 	return snprintf(buf, len, "hw-cache:%s-%s-%s", hw_cache_names[id],
@@ -126,7 +174,7 @@ int perf_event_describe(uint32_t perf_type, uint64_t config, char *buf,
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(sw_aliases); i++)
+	for (i = 0; i < ARRAY_SIZE(sw_aliases); i++)
 		if (perf_type == sw_aliases[i].type &&
 		    config == sw_aliases[i].config)
 			return snprintf(buf, len, "software:%s",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "array_size.h"
 #include "proc_pids.h"
 #include "taskfd.h"
 
@@ -201,10 +202,9 @@ int link_info_from_task_fd(__u32 link_id, __u32 prog_id, struct link_fields *f)
 	if (err > 0)
 		err = 0;
 	a = &s->found;
-	if (!err &&
-	    (!s->nfound || s->conflict ||
-	     a->fd_type >= sizeof(fd_type_kind) / sizeof(fd_type_kind[0]) ||
-	     !fd_type_kind[a->fd_type]))
+	if (!err && (!s->nfound || s->conflict ||
+		     a->fd_type >= ARRAY_SIZE(fd_type_kind) ||
+		     !fd_type_kind[a->fd_type]))
 		err = -ENOENT;
 	if (!err && a->offset > UINT32_MAX)
 		err = -EOVERFLOW;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "attached.h"
 #include "attached_fs.h"
 #include "sbuf.h"
@@ -140,7 +141,7 @@ static const struct att_file att_files[] = {
 	/* every holder of the perf event: entry_holders() */
 	{"holders", K_ALL, false, NULL},
 };
-#define ATT_FILE_COUNT (sizeof(att_files) / sizeof(att_files[0]))
+#define ATT_FILE_COUNT (ARRAY_SIZE(att_files))
 #define ADDR_IDX 3
 
 /*
@@ -262,7 +263,7 @@ static void table_row(struct sbuf *f, const struct attached_probe *p, bool sees,
 	size_t c, n;
 
 	sbuf_printf(f, "%u-%u", p->pid, p->fd);
-	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+	for (c = 0; c < ARRAY_SIZE(cols); c++) {
 		sbuf_put(f, "\t", 1);
 		if (cols[c] >= 0 && value_of(cols[c], p, sees, buf, len, &n))
 			sbuf_put_table_value(f, buf, n);

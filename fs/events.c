@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "events.h"
+#include "array_size.h"
 #include "stream.h"
 #include "event_ring.h"
 #include "mount_watch.h"
@@ -304,8 +305,8 @@ static void hub_end_streams(struct event_hub *hub)
 		while (hub->links && !hub->links->streams)
 			link_free(hub, hub->links);
 		while ((s = hub->links ? hub->links->streams : NULL) &&
-		       out.nr < sizeof(out.r) / sizeof(out.r[0]) - 1 &&
-		       out.nph < sizeof(out.ph) / sizeof(out.ph[0]) - 1) {
+		       out.nr < ARRAY_SIZE(out.r) - 1 &&
+		       out.nph < ARRAY_SIZE(out.ph) - 1) {
 			hub->links->streams = s->next;
 			ev_stream_end(s);
 			stream_serve(&s->base, &out);

@@ -95,8 +95,10 @@ enum {
 	MF_FILES
 };
 static const char *const file_names[MF_FILES] = {
-	"type", "name", "prog_id", "prog_name",
-	"spec", "hits", "missed",  "funcs",
+	[MF_TYPE] = "type",	  [MF_NAME] = "name",
+	[MF_PROG_ID] = "prog_id", [MF_PROG_NAME] = "prog_name",
+	[MF_SPEC] = "spec",	  [MF_HITS] = "hits",
+	[MF_MISSED] = "missed",	  [MF_FUNCS] = "funcs",
 };
 
 struct type_count {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "render.h"
+#include "array_size.h"
 #include "render_multi.h"
 #include "render_holders.h"
 #include "render_sight.h"
@@ -436,7 +437,7 @@ const struct link_file link_files[] = {
 	{"stacks", K_EVERY, LF_BUILTIN | LF_LIVE | LF_READER | LF_STACKS,
 	 JSON_NONE, render_stacks},
 };
-const size_t link_file_count = sizeof(link_files) / sizeof(link_files[0]);
+const size_t link_file_count = ARRAY_SIZE(link_files);
 
 long link_target_count(const struct link_view *v)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_size.h"
 #include "control.h"
 #include "daemon.h"
 #include "metrics.h"
@@ -64,7 +65,7 @@ static const struct root_file root_files[] = {
 	/* a stream (top.c): root's alone, whatever uid=, gid=, umask= say */
 	[RF_TOP] = {"top", 0400, NULL},
 };
-_Static_assert(sizeof(root_files) / sizeof(root_files[0]) == RF_COUNT,
+_Static_assert(ARRAY_SIZE(root_files) == RF_COUNT,
 	       "one root_files entry a root file");
 
 const char *root_file_name(enum root_file_id rf)

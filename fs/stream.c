@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "stream.h"
+#include "array_size.h"
 
 #define LOST_LINE_MAX 32
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 struct pending_read {
 	fuse_req_t req;
@@ -183,7 +183,7 @@ void stream_serve(struct stream *s, struct outbox *out)
 	struct pending_read *pr;
 
 	while ((pr = s->reads) && stream_readable(s) &&
-	       out->nr < ARRAY_LEN(out->r)) {
+	       out->nr < ARRAY_SIZE(out->r)) {
 		s->reads = pr->next;
 		if (!s->reads)
 			s->reads_tail = &s->reads;
@@ -193,7 +193,7 @@ void stream_serve(struct stream *s, struct outbox *out)
 		out->nr++;
 		free(pr);
 	}
-	if (s->ph && stream_readable(s) && out->nph < ARRAY_LEN(out->ph)) {
+	if (s->ph && stream_readable(s) && out->nph < ARRAY_SIZE(out->ph)) {
 		out->ph[out->nph++] = s->ph;
 		s->ph = NULL;
 	}
@@ -201,7 +201,7 @@ void stream_serve(struct stream *s, struct outbox *out)
 
 bool outbox_full(const struct outbox *out)
 {
-	return out->nr == ARRAY_LEN(out->r) || out->nph == ARRAY_LEN(out->ph);
+	return out->nr == ARRAY_SIZE(out->r) || out->nph == ARRAY_SIZE(out->ph);
 }
 
 void outbox_send(struct outbox *out)
@@ -241,13 +241,13 @@ void stream_detach(struct stream *s, struct outbox *out)
 	/* the kernel answers no read after RELEASE: none should be left */
 	while ((pr = s->reads)) {
 		s->reads = pr->next;
-		if (out->nr < ARRAY_LEN(out->r))
+		if (out->nr < ARRAY_SIZE(out->r))
 			out->r[out->nr++] =
 				(typeof(out->r[0])){pr->req, NULL, 0};
 		free(pr);
 	}
 	s->reads_tail = &s->reads;
-	if (s->ph && out->nph < ARRAY_LEN(out->ph))
+	if (s->ph && out->nph < ARRAY_SIZE(out->ph))
 		out->ph[out->nph++] = s->ph;
 	s->ph = NULL;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "tracing.h"
 #include "attach.h"
 #include "can_create.h"
@@ -63,7 +64,7 @@ static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
 	long count = link_target_count(v);
 
 	sbuf_put_u64(s, v->f.id);
-	for (c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+	for (c = 0; c < ARRAY_SIZE(cols); c++) {
 		char *big = NULL;
 		const char *p =
 			value_of(file_index(cols[c]), v, buf, len, &n, &big);

@@ -13,6 +13,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "array_size.h"
 #include "sight.h"
 #include "sight.skel.h"
 
@@ -109,7 +110,7 @@ static void pick(struct sight_bpf *skel, const struct probe_spec *p, bool pair,
 	} else {
 		run[0] = skel->progs.sight_kprobe;
 	}
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(all); i++)
 		bpf_program__set_autoload(all[i],
 					  all[i] == run[0] || all[i] == run[1]);
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array_size.h"
 #include "uprobe_elf.h"
 #include "uprobe_elfcheck.h"
 #include "uprobe_err.h"
@@ -121,7 +122,7 @@ static bool written(int fd, uint64_t off, uint64_t len)
 static const uint32_t whole_types[] = {SHT_SYMTAB,     SHT_DYNSYM,
 				       SHT_DYNAMIC,    SHT_GNU_versym,
 				       SHT_GNU_verdef, SHT_GNU_verneed};
-#define NWHOLE (sizeof(whole_types) / sizeof(whole_types[0]))
+#define NWHOLE ARRAY_SIZE(whole_types)
 
 struct whole {
 	size_t idx[2 * NWHOLE]; /* a section, then the one it links */
