@@ -20,9 +20,10 @@ struct btf_entry {
 };
 
 /*
- * Guarded by lock: the daemon's threads share it. BTF names by object id:
- * a pure memo private to this file (what the kernel's BTF says does not
- * change), so a file static, not part of the handle of owned.h.
+ * Process-wide on purpose: BTF names by object id are facts of the one
+ * running kernel, the same for every mount this process serves, and do
+ * not change; a memo private to this file, not part of the handle of
+ * owned.h. Guarded by lock: the daemon's threads share it.
  */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct btf_entry cache[BTF_CACHE_MAX];

@@ -19,7 +19,13 @@
  * (net/bpf/test_run.c); libbpf's and bpftool's probes use it too. */
 #define PROBE_FUNC "bpf_fentry_test1"
 
-static struct can_create found; /* written once under pthread_once */
+/*
+ * Process-wide on purpose: what the running kernel lets a program create
+ * is the same for every mount this process serves, and probing it loads
+ * programs, so it is asked once (pthread_once, can_create_detect() at
+ * start) and read-only afterwards, as libbpf probes kernel features once.
+ */
+static struct can_create found;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* r0 = 0; exit */

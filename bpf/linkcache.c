@@ -26,9 +26,9 @@ struct cached_link {
 	char name[]; /* flexible: exactly its length */
 };
 
-/* a memo private to this file (link info the kernel does not change for a
- * link id, pruned to the ids listed): a file static, not part of the
- * handle of owned.h */
+/* Process-wide on purpose: link info the kernel does not change for a link
+ * id is the same whichever mount asks; a memo private to this file,
+ * pruned to the ids listed, not part of the handle of owned.h */
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct cached_link **buckets;
 static size_t nbuckets, count;

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* detected once (pthread_once), read-only afterwards */
 /*
- * Facts of the running kernel, not a daemon's state: written once under
- * pthread_once by whichever call comes first, read-only afterwards (see
- * link_features() in linkinfo.h).
+ * Process-wide on purpose: facts of the running kernel, the same for every
+ * mount, not a daemon's state: written once under pthread_once by
+ * whichever call comes first, read-only afterwards (see link_features()
+ * in linkinfo.h).
  */
 static struct link_features features;
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;

@@ -12,7 +12,9 @@
 #include "can_create.h"
 #include "multi_info.h"
 
-/* What the running kernel has, from its BTF (multi_btf_detect()). */
+/* What the running kernel has, from its BTF (multi_btf_detect()): facts
+ * of the one kernel, the same for every mount, so process-wide and
+ * written once under pthread_once. */
 static struct {
 	bool kmulti_info, kmulti_missed, kmulti_cookies, umulti_info;
 } multi_btf;

@@ -109,9 +109,10 @@ static const char *const hw_cache_results[] = {
 	[PERF_COUNT_HW_CACHE_RESULT_MISS] = "misses",
 };
 
-/* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x): facts
- * of the running kernel, set once at start (perf_sw_alias_set()), read-only
- * afterwards. */
+/* cpu-clock and task-clock may be forwarded to dynamic PMUs (6.x).
+ * Process-wide on purpose: facts of the running kernel, the same for
+ * every mount, set once at start before any thread reads them
+ * (perf_sw_alias_set()), read-only afterwards. */
 struct sw_alias {
 	uint32_t type;
 	uint64_t config;

@@ -23,10 +23,11 @@ struct known_name {
 };
 
 /*
- * Guarded by lock: the daemon's threads share it. A memo private to this
- * file (what a live program's BTF says does not change), so a file
- * static, not part of the handle of owned.h. One entry per slot: a
- * program whose id takes the slot of another's replaces it.
+ * Process-wide on purpose: what a live program's BTF says does not change
+ * and is the same whichever mount asks; a memo private to this file, not
+ * part of the handle of owned.h. Guarded by lock: the daemon's threads
+ * share it. One entry per slot: a program whose id takes the slot of
+ * another's replaces it.
  */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known_name known[SLOTS];

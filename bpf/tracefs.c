@@ -59,8 +59,9 @@ struct category_memo {
 	time_t when;
 };
 
-/* a pure memo private to this file (a timed copy of what tracefs says):
- * a file static, not part of the handle of owned.h */
+/* Process-wide on purpose: a timed copy of what the one tracefs says, the
+ * same for every mount; a memo private to this file, not part of the
+ * handle of owned.h */
 static pthread_mutex_t category_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct category_memo category_memo[CATEGORY_CACHE];
 static unsigned int category_next;

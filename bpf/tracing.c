@@ -25,7 +25,8 @@
 /* a whole level-1 log of the program (a smaller buffer fails ENOSPC) */
 #define VERIFIER_LOG_BYTES (256 << 10)
 
-/* a pure memo private to this file (the kernel's BTF, loaded once) */
+/* Process-wide on purpose: the running kernel's BTF, the same for every
+ * mount, loaded once (pthread_once) and read-only afterwards */
 static struct btf *vmlinux_btf;
 static pthread_once_t vmlinux_once = PTHREAD_ONCE_INIT;
 

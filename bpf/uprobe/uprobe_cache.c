@@ -33,9 +33,10 @@
 /* all entries together; a file needing more is resolved uncached */
 #define RESCACHE_BYTES (64u << 20)
 
-/* a pure memo private to this file (resolutions of unchanged ELF files,
- * checked against dev, inode, mtime and size): a file static, not part of
- * the handle of owned.h; so is symcache below */
+/* Process-wide on purpose: resolutions of unchanged ELF files (checked
+ * against dev, inode, mtime and size) are the same whichever mount asks;
+ * a memo private to this file, not part of the handle of owned.h, like
+ * uprobe_symcache.c's symcache */
 static pthread_mutex_t rescache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uprobe_rfile *rescache[RESCACHE_FILES];
 static size_t rescache_bytes;

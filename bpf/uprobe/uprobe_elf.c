@@ -32,7 +32,8 @@ static const char *errstr(int e)
 	return s ? s : "unknown error";
 }
 
-/* a pure memo private to this file (libelf's version check, once) */
+/* Process-wide on purpose: libelf's version check holds for the whole
+ * process (elf_version() sets libelf's own global), done once */
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 static int elf_usable;
 

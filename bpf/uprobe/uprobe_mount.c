@@ -23,7 +23,10 @@
 
 /* ---- the daemon's own mount ---- */
 
-/* the daemon's mountpoint, set once at start (uprobe_exclude_dir()) */
+/* The daemon's mountpoint, set once at start (uprobe_exclude_dir()):
+ * process-wide because a process serves one mount (fs/main.c mounts
+ * once), and resolution needs it deep inside path walks that carry no
+ * daemon handle */
 static pthread_mutex_t mnt_lock = PTHREAD_MUTEX_INITIALIZER;
 static char excluded_dir[PATH_MAX];
 static dev_t excluded_dev;

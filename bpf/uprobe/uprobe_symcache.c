@@ -55,7 +55,8 @@ struct symfile {
 	size_t names_len, names_cap;
 };
 
-/* a pure memo private to this file, like uprobe_cache.c's rescache */
+/* Process-wide on purpose, like uprobe_cache.c's rescache: the symbols of
+ * an unchanged file are the same whichever mount asks */
 static pthread_mutex_t symcache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct symfile *symcache[SYMCACHE_FILES];
 static uint64_t symcache_clock;

@@ -77,7 +77,8 @@ static bool on_own_mount(const struct walk *w, const struct statx *st)
 /* A walk's root that is the daemon's own: absolute paths, no descriptor. */
 #define SELF_ROOT AT_FDCWD
 
-/* a pure memo private to this file (the daemon's own root and /proc) */
+/* Process-wide on purpose: the process's own root and /proc, facts of the
+ * process itself, read once */
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;
 static struct statx self_root_st, self_proc_st;
 static bool self_proc_ok; /* /proc numbers pids as FUSE does */
