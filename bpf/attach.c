@@ -106,7 +106,8 @@ static int probe_pmu_read(const char *pmu, unsigned long *type, int *ret_bit)
 	return 0;
 }
 
-/* A PMU's type is fixed while the system runs: read sysfs once per PMU. */
+/* A PMU's type is fixed while the system runs: read sysfs once per PMU,
+ * process-wide (the same for every mount). */
 static int probe_pmu(const char *pmu, unsigned long *type, int *ret_bit)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -141,7 +141,11 @@ static fuse_ino_t ino_canon(fuse_ino_t ino)
 	return INO_IDX(ino) == CONTROL_NODE ? INO_CONTROL : ino;
 }
 
-/* A node id for one LOOKUP of control, never 0. */
+/*
+ * A node id for one LOOKUP of control, never 0. The counter is
+ * process-wide: an id unique in the process is unique in its mount, and
+ * it holds no other state.
+ */
 static fuse_ino_t control_node(void)
 {
 	static uint32_t generation;
