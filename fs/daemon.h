@@ -23,7 +23,8 @@ struct error_log;
 
 struct daemon {
 	/* the kernel library's state (bpf/owned.h): owned links, their
-	 * counter, the pin_dir; passed to every bpf/ call that needs it */
+	 * counter, the pin_dir, how links are listed (bpf/links.h); passed
+	 * to every bpf/ call that needs it */
 	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
