@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attached.h"
+#include "bare_perf_events.h"
 #include "attached_fs.h"
 #include "sbuf.h"
 #include "fmt.h"
-#include "linkinfo.h"
+#include "link_info.h"
 #include "perf_names.h"
 #include "prog_names.h"
 #include "proc_cgroup.h"

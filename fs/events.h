@@ -14,7 +14,7 @@
 
 #include <fuse_lowlevel.h>
 
-#include "linkinfo.h"
+#include "link_info.h"
 
 struct owned;
 struct event_hub;

@@ -16,9 +16,9 @@
 
 #include <fuse_lowlevel.h>
 
-#include "pins_walk.h"
-#include "attach.h"
-#include "attached.h"
+#include "host_pins.h"
+#include "perf_event_link.h"
+#include "bare_perf_events.h"
 #include "daemon.h"
 #include "events.h"
 #include "heap_trim.h"
@@ -26,8 +26,8 @@
 #include "mountinfo.h"
 #include "owned.h"
 #include "link_ids.h"
-#include "can_create.h"
-#include "counter.h"
+#include "kernel_offers.h"
+#include "counter_load.h"
 #include "counter_row.h"
 #include "perf_names.h"
 #include "prog_stats.h"

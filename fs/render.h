@@ -7,10 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "linkinfo.h"
+#include "link_info.h"
 #include "owned.h"
 #include "holders.h"
-#include "pins_walk.h"
+#include "host_pins.h"
 #include "prog_stats.h"
 
 struct reader {

@@ -20,7 +20,7 @@
 
 #include "counter_common.h"
 #include "events_common.h"
-#include "../sight/sight_abi.h"
+#include "../builtin/sight_abi.h"
 
 const volatile __u32 by_mode = 0;     /* SIGHT_BY_* */
 const volatile __u32 first_slot = 0;  /* multi links: target 0's slot */

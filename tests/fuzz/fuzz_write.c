@@ -35,8 +35,8 @@
 
 #include "control.h"
 #include "owned.h"
-#include "create.h"
-#include "probe.h"
+#include "single_probe.h"
+#include "make_links.h"
 
 #define LINE_MAX_BYTES (1u << 20) /* as in fs/control.c */
 #define FOREIGN_ID_MAX 999	  /* ids below this belong to "others" */

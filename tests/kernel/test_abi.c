@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "counter.h"
-#include "linkinfo.h"
-#include "multi_info.h"
+#include "counter_load.h"
+#include "link_info.h"
+#include "multi_targets.h"
 
 /* Bit offset of member @name in composite @id, through anonymous members. */
 static int member_offset(const struct btf *btf, __u32 id, const char *name,

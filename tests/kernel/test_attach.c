@@ -24,12 +24,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "attach.h"
+#include "perf_event_link.h"
 #include "check.h"
-#include "counter.h"
+#include "counter_load.h"
 #include "counter_row.h"
 #include "parse.h"
-#include "tracing.h"
+#include "tracing_probe.h"
 
 #define FIXTURE_FN "bpflinkfs_fixture_fn"
 
