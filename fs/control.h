@@ -14,7 +14,7 @@ struct owned;
 
 /**
  * control_open() - a handle on control; the lines written to it make and
- * remove links in @reg (bpf/owned.h), and it reads back @reg's list
+ * remove links in @reg (bpf/make/owned.h), and it reads back @reg's list
  * Return: the handle, or NULL (ENOMEM).
  */
 struct control_handle *control_open(struct owned *reg);

@@ -20,7 +20,7 @@ struct top_hub;
 struct stats_switch;
 
 struct daemon {
-	/* the kernel library's state (bpf/owned.h): owned links, their
+	/* the kernel library's state (bpf/make/owned.h): owned links, their
 	 * counter, the pin_dir; passed to every bpf/ call that needs it */
 	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
@@ -29,7 +29,7 @@ struct daemon {
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	/* the kernel's run statistics, on while someone looks
-	 * (bpf/prog_stats.h), and `top` (fs/top.c), or NULL */
+	 * (bpf/read/prog_stats.h), and `top` (fs/top.c), or NULL */
 	struct stats_switch *stats;
 	struct top_hub *top;
 	unsigned int top_interval_ms; /* -o top_interval= */

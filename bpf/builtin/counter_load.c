@@ -24,7 +24,7 @@
 #include "log.h"
 #include "counter.skel.h"
 
-/* The events maps a pin_dir keeps (with "hits", pinned by pin.c). */
+/* The events maps a pin_dir keeps (with "hits", pinned by owned_pins.c). */
 static const char *const event_pins[] = {"events_ring", "events_on",
 					 "events_lost", "events_bss"};
 
@@ -483,7 +483,7 @@ int counter_prog_fd(struct counter *c, enum probe_kind kind,
 	default:
 		return -EINVAL;
 	}
-	/* Only a tracepoint refuses one program twice (see counter.h). */
+	/* Only a tracepoint refuses one program twice (see counter_load.h). */
 	if (instance)
 		return -EINVAL;
 	return bpf_program__fd(prog);

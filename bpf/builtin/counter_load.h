@@ -162,8 +162,8 @@ int counter_map_fd(struct counter *c);
  * events ring?
  *
  * True for the programs the counter loaded, the per-link instances of
- * tracing.c (which share its maps), and the programs of links adopted from
- * a pin_dir whose events maps the counter reuses (counter_open_pinned());
+ * tracing_probe.c (which share its maps), and the programs of links adopted
+ * from a pin_dir whose events maps the counter reuses (counter_open_pinned());
  * false for an adopted link whose program records into another ring. From
  * the program's map ids (BPF_OBJ_GET_INFO_BY_FD), remembered per id.
  * Return: true or false.
@@ -186,7 +186,7 @@ struct counter_events {
 
 /**
  * counter_events_maps() - the maps event_ring.c reads and switches, and
- * tracing.c's instances reuse
+ * tracing_probe.c's instances reuse
  * Return: 0, or -EBADF when the program was not loaded.
  */
 int counter_events_maps(struct counter *c, struct counter_events *out);

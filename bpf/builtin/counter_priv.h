@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The counter's state, shared by counter.c (the programs and their maps)
+ * The counter's state, shared by counter_load.c (the programs and their maps)
  * and counter_slots.c (the slot allocator and the reading of hits). Not
- * for other files: they use counter.h.
+ * for other files: they use counter_load.h.
  */
 #ifndef BPFLINKFS_COUNTER_PRIV_H
 #define BPFLINKFS_COUNTER_PRIV_H

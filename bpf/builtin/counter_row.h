@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The layout of the counter's hits map, shared by its programs
- * (progs/counter_common.h) and by counter.c: a BPF_MAP_TYPE_ARRAY of u64
+ * (progs/counter_common.h) and by counter_load.c: a BPF_MAP_TYPE_ARRAY of u64
  * with a row of COUNTER_ROW_SLOTS slots per possible CPU; slot S of CPU C
  * is entry C * COUNTER_ROW_SLOTS + S.
  *

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* What the kernel lets the daemon create, tried once (can_create.h). */
+/* What the kernel lets the daemon create, tried once (kernel_offers.h). */
 #include "kernel_offers.h"
 
 #include <bpf/bpf.h>

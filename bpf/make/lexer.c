@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The control language's lexical layer (parse_lex.h): numbers, names,
+ * The control language's lexical layer (lexer.h): numbers, names,
  * paths, words. Every error names the 0-based byte column of the first bad
  * character, counted in the line as written (leading blanks included).
  */

@@ -40,7 +40,7 @@ static bool names_a_symbol(const struct probe_spec *p, pid_t pid,
 /*
  * A line of one target: a uprobe that asks for latency is one uprobe
  * session link where the kernel has them (else an entry and a return
- * link, made by create.c), every other line a link of its own.
+ * link, made by single_probe.c), every other line a link of its own.
  */
 static int one_target_create(struct owned *o, const struct probe_spec *p,
 			     const char *line, size_t len, pid_t pid,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Wildcard probe lines: one multi link for all matches (multi_create.c). */
+/* Wildcard probe lines: one multi link for all matches (multi_probe.c). */
 #ifndef BPFLINKFS_MULTI_CREATE_H
 #define BPFLINKFS_MULTI_CREATE_H
 

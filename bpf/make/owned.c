@@ -64,7 +64,7 @@ struct owned {
 	struct counter *counter;    /* the built-in program, its hits map */
 	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
 	struct task_files *tf;	    /* who holds links: owned_task_files() */
-	struct pin_owner as_owner;  /* this registry as pin.c sees it */
+	struct pin_owner as_owner;  /* this registry as owned_pins.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
 	bool stopping;	    /* owned_close(): the reapers end */

@@ -22,7 +22,7 @@ struct task_files;
  * the first argument of everything that reads or changes it: the registry
  * of owned links (and its reaper threads), the counter they count in, the
  * task-file iterator that finds who holds links, and with -o pin_dir the
- * pin_dir they are pinned in (pin.c's state). Made by
+ * pin_dir they are pinned in (owned_pins.c's state). Made by
  * owned_open() at start-up, freed by owned_close() at exit; the daemon
  * keeps it in its FUSE userdata (fs/daemon.h). Thread-safe.
  */
@@ -69,7 +69,7 @@ bool owned_pinning(const struct owned *o);
 /**
  * owned_task_files() - the task-file iterator (task_files.h) that every
  * reading of who holds links (holders.h) and of bare perf events
- * (attached.h) shares, opened by owned_open(); never NULL. Loaded once:
+ * (bare_perf_events.h) shares, opened by owned_open(); never NULL. Loaded once:
  * each read makes its own iterator fd, so threads share it.
  */
 struct task_files *owned_task_files(const struct owned *o);

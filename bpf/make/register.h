@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Creating a link, step three: register it as owned (create.c runs the
+ * Creating a link, step three: register it as owned (single_probe.c runs the
  * steps).
  */
 #ifndef BPFLINKFS_REGISTER_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The ids one write request made and removes, and its uprobe path memo
- * (id_list.h). */
+ * (request_ids.h). */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Creating a link, step one: what a probe line names, before anything is
- * attached (create.c runs the steps).
+ * attached (single_probe.c runs the steps).
  */
 #ifndef BPFLINKFS_RESOLVE_H
 #define BPFLINKFS_RESOLVE_H

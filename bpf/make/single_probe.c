@@ -297,7 +297,7 @@ int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
 
 /*
  * fentry/fexit/rawtracepoint: one link running its own instance of the
- * built-in program, which counts into the link's slot (tracing.h).
+ * built-in program, which counts into the link's slot (tracing_probe.h).
  */
 static int link_tracing(struct owned *o, const struct probe_spec *p,
 			const char *spec, struct id_list *made,

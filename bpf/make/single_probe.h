@@ -22,7 +22,7 @@ struct owned;
 
 /**
  * single_probe_create() - make the link(s) for one parsed probe line
- * without a wildcard (probe_create() in probe.c sends wildcards and usdt
+ * without a wildcard (probe_create() in make_links.c sends wildcards and usdt
  * lines elsewhere)
  * @o: the registry the links are owned in (owned.h), and whose counter
  *     the built-in program counts them in

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fentry/fexit and raw tracepoint links with the built-in counter
- * (tracing.h). Each link runs its own instance of counter_rawtp with its
+ * (tracing_probe.h). Each link runs its own instance of counter_rawtp with its
  * slot in .rodata (see progs/counter_tracing.bpf.c for why not a cookie).
  */
 #include <dirent.h>

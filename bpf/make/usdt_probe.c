@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A usdt line: the probe's locations from its notes (resolve_usdt()), made
- * into one uprobe_multi link (multi_create.c) or, on a kernel without
- * them, one perf uprobe link per location (create.c).
+ * into one uprobe_multi link (multi_probe.c) or, on a kernel without
+ * them, one perf uprobe link per location (single_probe.c).
  */
 #include <errno.h>
 #include <stdio.h>

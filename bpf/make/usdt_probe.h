@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* usdt lines (usdt_create.c). */
+/* usdt lines (usdt_probe.c). */
 #ifndef BPFLINKFS_USDT_CREATE_H
 #define BPFLINKFS_USDT_CREATE_H
 

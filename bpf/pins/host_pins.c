@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Link pins in every mounted bpffs (pins_walk.h). */
+/* Link pins in every mounted bpffs (host_pins.h). */
 #include "mountinfo.h"
 #include "host_pins.h"
 

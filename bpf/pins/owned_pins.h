@@ -29,10 +29,10 @@ struct counter;
 struct pin_dir;
 
 /*
- * The registry that owns pinned links, as pin.c sees it. pin.c calls
- * nothing of owned.c by name (owned.c calls pin.c: pin_sync, pin_unlink),
- * so the two files do not call each other in a circle; owned.c hands its
- * own in (with itself as @registry, the callbacks' first argument).
+ * The registry that owns pinned links, as owned_pins.c sees it. owned_pins.c
+ * calls nothing of owned.c by name (owned.c calls owned_pins.c: pin_sync,
+ * pin_unlink), so the two files do not call each other in a circle; owned.c
+ * hands its own in (with itself as @registry, the callbacks' first argument).
  */
 struct pin_owner {
 	struct owned *registry;

@@ -2,7 +2,7 @@
 /*
  * The built-in counter with what a line's options ask for besides
  * counting: hits per process, command or cgroup (by=), and call times
- * (latency). Loaded once per link that asks (bpf/sight/sight_load.c), with
+ * (latency). Loaded once per link that asks (bpf/builtin/sight_load.c), with
  * its options and first counter slot in .rodata, so the verifier drops the
  * branches it does not take; a link without these options runs
  * counter.bpf.c and pays nothing for them.

@@ -16,7 +16,7 @@
 /*
  * Facts of the running kernel, not a daemon's state: written once under
  * pthread_once by whichever call comes first, read-only afterwards (see
- * link_features() in linkinfo.h).
+ * link_features() in link_info.h).
  */
 static struct link_features features;
 static pthread_once_t features_once = PTHREAD_ONCE_INIT;

@@ -203,7 +203,7 @@ struct link_features {
  * Not in the kernel library's handle (struct owned, owned.h) on purpose:
  * these are facts of the running kernel, the same for every daemon and
  * immutable once detected. Every reader (this call, link_info_read_fd()
- * and the rest of linkinfo.c) detects them first if nothing did yet
+ * and the rest of link_info.c) detects them first if nothing did yet
  * (pthread_once), so no call ever sees them undetected; the daemon calls
  * link_features_detect() at start only to refuse a kernel without BTF.
  */

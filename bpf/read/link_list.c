@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Link enumeration: every link the kernel lists now (links.h). */
+/* Link enumeration: every link the kernel lists now (link_list.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>

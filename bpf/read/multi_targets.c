@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Reading the targets of kprobe_multi and uprobe_multi links (multi_info.h). */
+/* Reading the targets of kprobe_multi and uprobe_multi links
+ * (multi_targets.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * The targets of multi links (kprobe_multi, uprobe_multi): their arrays of
  * addresses or offsets, ref_ctr_offsets and cookies, read from
  * struct bpf_link_info with the project's own copy of its ABI
- * (struct abi_link_info of linkinfo.h, and link_create's uprobe_multi part
+ * (struct abi_link_info of link_info.h, and link_create's uprobe_multi part
  * here; tests/kernel/test_abi.c checks both against the kernel's BTF).
  */
 #ifndef BPFLINKFS_MULTI_INFO_H

@@ -7,7 +7,7 @@
 #   2. no comment cites a design document or a tracker the tree does not
 #      hold ("issue N"): the man page and README.md are the contract,
 #      README.md's Layout section the design notes;
-#   3. every project file cited by its path (bpf/owned.c, tests/tools/...)
+#   3. every project file cited by its path (bpf/make/owned.c, tests/tools/...)
 #      exists. Names with a placeholder in capitals (results/every-DATE-
 #      KERNEL.txt) are patterns, not files.
 set -u
