@@ -3,8 +3,8 @@
  * attached/ (bpflinkfs(8), Probes attached without a link): one directory per
  * bare perf event, named PID-FD, with the files of a perf link that
  * BPF_TASK_FD_QUERY can tell, plus pid and comm; and the tables attached and
- * attached.json. Read-only; every answer asks bpf/attached.c again, so a closed
- * fd is gone at once.
+ * attached.json. Read-only; every answer asks bpf/read/bare_perf_events.c
+ * again, so a closed fd is gone at once.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "array_size.h"
-#include "attached.h"
+#include "bare_perf_events.h"
 #include "attached_fs.h"
 #include "sbuf.h"
 #include "fmt.h"
-#include "linkinfo.h"
+#include "link_info.h"
 #include "perf_names.h"
 #include "prog_names.h"
 #include "proc_cgroup.h"

@@ -2,7 +2,7 @@
 /*
  * attached/: the perf events with a BPF program and no link (bpflinkfs(8),
  * Probes attached without a link), as FUSE sees them (attached_fs.c);
- * bpf/attached.c finds and describes them.
+ * bpf/read/bare_perf_events.c finds and describes them.
  *
  * Inode space: bit 63 set, then the holder's pid in bits 40..62, its fd
  * in bits 8..39 and the file index in bits 0..7 (bit 7: the reader class,

@@ -14,8 +14,8 @@
 #include "control.h"
 #include "log.h"
 #include "owned.h"
-#include "create.h"
-#include "probe.h"
+#include "single_probe.h"
+#include "make_links.h"
 
 #define ERROR_LOG_ENTRIES 16
 

@@ -15,7 +15,7 @@ struct owned;
 
 /**
  * control_open() - a handle on control; the lines written to it make and
- * remove links in @reg (bpf/owned.h), and it reads back @reg's list
+ * remove links in @reg (bpf/make/owned.h), and it reads back @reg's list
  * @log: where its failing lines are recorded (the mount's error_log)
  * Return: the handle, or NULL (ENOMEM).
  */

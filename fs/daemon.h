@@ -22,9 +22,9 @@ struct stats_switch;
 struct error_log;
 
 struct daemon {
-	/* the kernel library's state (bpf/owned.h): owned links, their
-	 * counter, the pin_dir, how links are listed (bpf/links.h); passed
-	 * to every bpf/ call that needs it */
+	/* the kernel library's state (bpf/make/owned.h): owned links, their
+	 * counter, the pin_dir, how links are listed (bpf/read/link_list.h);
+	 * passed to every bpf/ call that needs it */
 	struct owned *owned;
 	struct attached_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
@@ -32,7 +32,7 @@ struct daemon {
 	/* the events streams (fs/events.c), or NULL */
 	struct event_hub *events;
 	/* the kernel's run statistics, on while someone looks
-	 * (bpf/prog_stats.h), and `top` (fs/top.c), or NULL */
+	 * (bpf/read/prog_stats.h), and `top` (fs/top.c), or NULL */
 	struct stats_switch *stats;
 	struct top_hub *top;
 	unsigned int top_interval_ms; /* -o top_interval= */

@@ -17,7 +17,7 @@
 #include "handles.h"
 #include "ino.h"
 #include "root_files.h"
-#include "links.h"
+#include "link_list.h"
 #include "render.h"
 
 struct dir_entry {

@@ -22,7 +22,7 @@
 #include "stream.h"
 #include "event_ring.h"
 #include "mount_watch.h"
-#include "counter.h"
+#include "counter_load.h"
 #include "owned.h"
 #include "render.h"
 #include "render_multi.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `<ID>/events`: the live streams of own links' hits (bpflinkfs(8), EVENTS).
- * One hub per daemon fans each record of the ring (bpf/event_ring.c) out to
- * every open stream of its link; each stream has a bounded queue, blocked reads
- * wait as deferred FUSE requests (no worker thread waits), poll handles
- * are notified when lines arrive.
+ * One hub per daemon fans each record of the ring (bpf/builtin/event_ring.c)
+ * out to every open stream of its link; each stream has a bounded queue,
+ * blocked reads wait as deferred FUSE requests (no worker thread waits), poll
+ * handles are notified when lines arrive.
  */
 #ifndef BPFLINKFS_EVENTS_FS_H
 #define BPFLINKFS_EVENTS_FS_H
@@ -14,7 +14,7 @@
 
 #include <fuse_lowlevel.h>
 
-#include "linkinfo.h"
+#include "link_info.h"
 
 struct owned;
 struct event_hub;
@@ -22,7 +22,7 @@ struct event_stream;
 
 /**
  * event_hub_start() - start the ring reader of @reg's counter; streams
- * are of @reg's links (bpf/owned.h)
+ * are of @reg's links (bpf/make/owned.h)
  * Return: 0, or -errno from events_reader_start().
  */
 int event_hub_start(struct event_hub **out, struct owned *reg);

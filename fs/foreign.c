@@ -14,10 +14,10 @@
 #include "detach.h"
 #include "foreign.h"
 #include "holders.h"
-#include "linkinfo.h"
+#include "link_info.h"
 #include "log.h"
 #include "owned.h"
-#include "pins_walk.h"
+#include "host_pins.h"
 #include "sbuf.h"
 
 #define MSG_MAX 900 /* of an error_log message */

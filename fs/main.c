@@ -16,9 +16,9 @@
 
 #include <fuse_lowlevel.h>
 
-#include "pins_walk.h"
-#include "attach.h"
-#include "attached.h"
+#include "host_pins.h"
+#include "perf_event_link.h"
+#include "bare_perf_events.h"
 #include "control.h"
 #include "daemon.h"
 #include "events.h"
@@ -26,9 +26,9 @@
 #include "log.h"
 #include "mountinfo.h"
 #include "owned.h"
-#include "links.h"
-#include "can_create.h"
-#include "counter.h"
+#include "link_list.h"
+#include "kernel_offers.h"
+#include "counter_load.h"
 #include "counter_row.h"
 #include "perf_names.h"
 #include "prog_stats.h"

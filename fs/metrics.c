@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "links.h"
-#include "attached.h"
+#include "link_list.h"
+#include "bare_perf_events.h"
 #include "metrics.h"
 #include "perf_names.h"
 #include "prog_names.h"

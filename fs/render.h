@@ -7,10 +7,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "linkinfo.h"
+#include "link_info.h"
 #include "owned.h"
 #include "holders.h"
-#include "pins_walk.h"
+#include "host_pins.h"
 #include "prog_stats.h"
 
 struct reader {
@@ -35,7 +35,7 @@ struct link_view {
 
 /**
  * link_view_load() - read a link of any type from the kernel, and what
- * @reg (the daemon's registry, bpf/owned.h) knows of it
+ * @reg (the daemon's registry, bpf/make/owned.h) knows of it
  * Return: 0, -ENOENT (gone, or being removed).
  */
 int link_view_load(struct owned *reg, __u32 id, struct link_view *v);

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "counter.h"
+#include "counter_load.h"
 #include "fmt.h"
 #include "ksyms.h"
-#include "multi_info.h"
+#include "multi_targets.h"
 #include "owned.h"
 #include "render.h"
 #include "render_multi.h"

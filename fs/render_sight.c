@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hits_by and latency: what a link's per-link program (bpf/sight/) saw,
- * printed as bpftrace prints a count map and a hist().
+ * hits_by and latency: what a link's per-link program (bpf/builtin/sight_*.c)
+ * saw, printed as bpftrace prints a count map and a hist().
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The files of links made with latency or by= (render_sight.c), for the
- * table of render.c: they read the link's own maps (bpf/sight/sight.h).
+ * table of render.c: they read the link's own maps (bpf/builtin/sight.h).
  */
 #ifndef BPFLINKFS_RENDER_SIGHT_H
 #define BPFLINKFS_RENDER_SIGHT_H

@@ -2,7 +2,7 @@
 /*
  * stacks: the stacks that hit a stacks= link, in the folded format that
  * flame-graph tools read (`frame;frame;frame COUNT`, outermost first,
- * busiest first), from its own maps (bpf/sight/sight_stacks.c). User
+ * busiest first), from its own maps (bpf/builtin/sight_stacks.c). User
  * frames as the `symbol` file names an offset; kernel frames from
  * /proc/kallsyms for a reader who may see kernel addresses, else
  * `[unknown]` (the address rule of `addr`).

@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "array_size.h"
-#include "tracing.h"
-#include "attach.h"
-#include "can_create.h"
+#include "tracing_probe.h"
+#include "perf_event_link.h"
+#include "kernel_offers.h"
 #include "access.h"
 #include "owned.h"
 #include "tables.h"
 #include "fmt.h"
-#include "links.h"
+#include "link_list.h"
 #include "prog_stats.h"
 #include "sbuf.h"
 #include "render_holders.h"

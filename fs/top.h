@@ -3,7 +3,7 @@
  * `top`: every link's cost, one block per interval, as a stream like
  * `events` (stream.h). A thread samples every link's program statistics
  * while at least one reader is open; the first reader turns the kernel's
- * run statistics on (a BPF_ENABLE_STATS fd, bpf/prog_stats.h), the last
+ * run statistics on (a BPF_ENABLE_STATS fd, bpf/read/prog_stats.h), the last
  * one to close turns them off.
  */
 #ifndef BPFLINKFS_TOP_H

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "counter.h"
-#include "linkcache.h"
-#include "links.h"
+#include "counter_load.h"
+#include "fixed_fields.h"
+#include "link_list.h"
 #include "owned.h"
 #include "render.h"
 #include "sbuf.h"

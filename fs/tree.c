@@ -26,7 +26,7 @@
 #include "tables.h"
 #include "metrics.h"
 #include "fmt.h"
-#include "links.h"
+#include "link_list.h"
 #include "handles.h"
 #include "root_files.h"
 #include "tree.h"

@@ -2,12 +2,12 @@
 /*
  * The built-in counter: every program adds one to the slot named by the
  * link's cookie, in this CPU's row of the hits map (counter_common.h).
- * Userspace hands out the cookies (counter.c), so a cookie outside the
+ * Userspace hands out the cookies (counter_load.c), so a cookie outside the
  * map, or 0, simply counts nowhere.
  *
  * While a reader has a link's `events` file open, the daemon switches the
  * slot's recording on (events_on) and the program also writes one record
- * per hit into a ring buffer (events_common.h; bpf/event_ring.c reads
+ * per hit into a ring buffer (events_common.h; bpf/builtin/event_ring.c reads
  * it). With no reader anywhere, the cost over counting is one load of
  * events_active.
  */

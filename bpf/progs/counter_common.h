@@ -19,7 +19,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "../counter_row.h"
+#include "../builtin/counter_row.h"
 
 #define COUNTER_HITS_MAP(name)                                                 \
 	struct {                                                               \

@@ -4,11 +4,11 @@
  * links. Cookies reach these programs only on newer kernels (raw_tp
  * cookies 6.10, tracing cookies 5.19), so instead each link gets its own
  * loaded instance of this program with its counter slot in .rodata, set
- * before load (bpf/tracing.c). A tracing program is loaded for one target
- * anyway, so this costs nothing more there.
+ * before load (bpf/make/tracing_probe.c). A tracing program is loaded for one
+ * target anyway, so this costs nothing more there.
  *
  * Only counter_rawtp (or counter_rawtp_percpu) is loaded from this
- * object: bpf/tracing.c loads its final instructions again as a
+ * object: bpf/make/tracing_probe.c loads its final instructions again as a
  * BPF_PROG_TYPE_TRACING program for the fentry/fexit target. The code reads its context only at ret_off, a
  * constant of .rodata the verifier sees, so both loads check the one read
  * (or none): a raw tracepoint program may read 12 u64 of its context, a

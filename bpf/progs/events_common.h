@@ -13,7 +13,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "../events_record.h"
+#include "../builtin/events_record.h"
 
 /* per slot: EVENTS_ON | EVENTS_RETVAL while an events reader is open */
 struct {

@@ -2,7 +2,7 @@
 /*
  * The built-in counter with what a line's options ask for besides
  * counting: hits per process, command or cgroup (by=), and call times
- * (latency). Loaded once per link that asks (bpf/sight/sight_load.c), with
+ * (latency). Loaded once per link that asks (bpf/builtin/sight_load.c), with
  * its options and first counter slot in .rodata, so the verifier drops the
  * branches it does not take; a link without these options runs
  * counter.bpf.c and pays nothing for them.
@@ -20,7 +20,7 @@
 
 #include "counter_common.h"
 #include "events_common.h"
-#include "../sight/sight_abi.h"
+#include "../builtin/sight_abi.h"
 
 const volatile __u32 by_mode = 0;     /* SIGHT_BY_* */
 const volatile __u32 first_slot = 0;  /* multi links: target 0's slot */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: arbitrary bytes as one control line to parse_line()
- * (bpf/parse.c). Aborts when an invariant of bpf/parse.h breaks; the
+ * (bpf/make/parse.c). Aborts when an invariant of bpf/make/parse.h breaks; the
  * sanitizers catch reads past @size (libFuzzer's buffer is exactly sized).
  */
 #include <errno.h>

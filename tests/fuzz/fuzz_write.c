@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: whole sequences of writes to the control file's write
  * handler (fs/control.c: line assembly, all-or-nothing requests, read-back,
- * error_log), with bpf/parse.c behind it. The kernel side (probe_create(),
+ * error_log), with bpf/make/parse.c behind it. The kernel side (probe_create(),
  * owned_remove() ...) is replaced by a model registry below (the handle
  * struct owned, made afresh for every input and handed to control_open()
  * as the daemon hands its own), which makes, fails and removes "links"
@@ -35,8 +35,8 @@
 
 #include "control.h"
 #include "owned.h"
-#include "create.h"
-#include "probe.h"
+#include "single_probe.h"
+#include "make_links.h"
 
 #define LINE_MAX_BYTES (1u << 20) /* as in fs/control.c */
 #define FOREIGN_ID_MAX 999	  /* ids below this belong to "others" */

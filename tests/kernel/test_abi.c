@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Checks the project's copy of the perf link ABI (bpf/linkinfo.h) against
+ * Checks the project's copy of the perf link ABI (bpf/read/link_info.h) against
  * the running kernel's BTF: every member offset, and every enum value.
  * Members the kernel does not have are skipped; a mismatch fails. Reads
  * /sys/kernel/btf/vmlinux: suite kernel (no root needed).
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "counter.h"
-#include "linkinfo.h"
-#include "multi_info.h"
+#include "counter_load.h"
+#include "link_info.h"
+#include "multi_targets.h"
 
 /* Bit offset of member @name in composite @id, through anonymous members. */
 static int member_offset(const struct btf *btf, __u32 id, const char *name,
@@ -207,7 +207,7 @@ static const struct {
 };
 
 /*
- * The multi links (bpf/multi_info.h): the uprobe_multi part of union
+ * The multi links (bpf/read/multi_targets.h): the uprobe_multi part of union
  * bpf_attr's link_create (made with bpf(2) directly), and the attach types
  * their programs are loaded with.
  */

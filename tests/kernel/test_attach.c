@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Real-kernel test of bpf/attach.c and bpf/counter.c: builds its own
- * fixture binary, probes it, and checks the built-in counter's hits against
- * numbers known independently (the fixture's loop count, readelf's view of
- * the binary, bpftool's view of the links).
+ * Real-kernel test of bpf/make/perf_event_link.c and
+ * bpf/builtin/counter_load.c: builds its own fixture binary, probes it, and
+ * checks the built-in counter's hits against numbers known independently (the
+ * fixture's loop count, readelf's view of the binary, bpftool's view of the
+ * links).
  */
 #include <errno.h>
 #include <sched.h>
@@ -24,12 +25,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "attach.h"
+#include "perf_event_link.h"
 #include "check.h"
-#include "counter.h"
+#include "counter_load.h"
 #include "counter_row.h"
 #include "parse.h"
-#include "tracing.h"
+#include "tracing_probe.h"
 
 #define FIXTURE_FN "bpflinkfs_fixture_fn"
 
@@ -575,7 +576,7 @@ static unsigned long long map_rows_sum(int fd, uint32_t slot)
 }
 
 /*
- * A raw tracepoint instance (tracing.c) of a counter on the per-CPU map
+ * A raw tracepoint instance (tracing_probe.c) of a counter on the per-CPU map
  * @map counts there: task_rename fires once per prctl(PR_SET_NAME) of any
  * task, so the slot holds at least our 50 and, on a quiet host, not many
  * more.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/link_ids.c against libbpf's own walk of the kernel's links
+ * bpf/read/link_ids.c against libbpf's own walk of the kernel's links
  * (bpf_link_get_next_id, bpf_link_get_fd_by_id, bpf_obj_get_info_by_fd):
  * the iterator lists every link that both walks around it list, with the
  * type that link info reports, in ascending order, and never its own

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "perf_event_link.h"
 #include "check.h"
-#include "counter.h"
-#include "linkinfo.h"
+#include "counter_load.h"
+#include "link_info.h"
 
 int main(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/prog_stats.c on a real program: a socket filter loaded here with
+ * bpf/read/prog_stats.c on a real program: a socket filter loaded here with
  * libbpf and run with BPF_PROG_TEST_RUN. While kernel.bpf_stats_enabled
  * is 1 each run counts, while 0 none does; bpf_stats_enabled() says what
  * /proc says; a program that is gone is -ENOENT. The sysctl is restored.

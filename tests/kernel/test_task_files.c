@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/task_files.c against what /proc and bpftool say. Two helper processes
- * hold known files: mklinks (perf links, each with its perf event fd kept
- * open, as libbpf does) and setbpf (perf events with a program attached by
- * ioctl, no link). Both sources of task_files (the iterator and the /proc
- * walk) must list them with the pid, fd, id and comm that /proc/PID/fdinfo
- * (link_id:), /proc/PID/comm and `bpftool -j perf show` give; the iterator
- * must give a perf link and its perf event fd the same key, and leave its
- * own iter link out. Other processes' files come and go: only the helpers'
- * are checked exactly.
+ * bpf/holders/task_files.c against what /proc and bpftool say. Two helper
+ * processes hold known files: mklinks (perf links, each with its perf event fd
+ * kept open, as libbpf does) and setbpf (perf events with a program attached by
+ * ioctl, no link). Both sources of task_files (the iterator and the /proc walk)
+ * must list them with the pid, fd, id and comm that /proc/PID/fdinfo
+ * (link_id:), /proc/PID/comm and `bpftool -j perf show` give; the iterator must
+ * give a perf link and its perf event fd the same key, and leave its own iter
+ * link out. Other processes' files come and go: only the helpers' are checked
+ * exactly.
  *
  * Usage: test_task_files (with $MKLINKS, $SETBPF and $TARGET set).
  */

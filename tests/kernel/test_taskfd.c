@@ -23,8 +23,8 @@
 
 #include "check.h"
 #include "child.h"
-#include "linkinfo.h"
-#include "taskfd.h"
+#include "link_info.h"
+#include "taskfd_query.h"
 
 
 struct mkl_link {

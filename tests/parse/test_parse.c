@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Table-driven test of parse_line() (bpf/parse.c) against the control
+ * Table-driven test of parse_line() (bpf/make/parse.c) against the control
  * language of bpflinkfs(8), CONTROL LANGUAGE. Expected columns are counted by
  * hand from the input; event configs come from <linux/perf_event.h>, default
  * periods from bpflinkfs(8), CONTROL LANGUAGE. One TAP point per row

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/container.c on cgroup paths as the runtimes write them: docker
+ * bpf/holders/container.c on cgroup paths as the runtimes write them: docker
  * (systemd and cgroupfs drivers, docker in docker), Kubernetes pods under
  * containerd and CRI-O (systemd and cgroupfs drivers), podman (rootful,
  * rootless, conmon), LXC, systemd-nspawn, libvirt, and host paths that

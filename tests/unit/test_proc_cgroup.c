@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/proc_cgroup.c: the `0::` path of this process against its own
+ * bpf/holders/proc_cgroup.c: the `0::` path of this process against its own
  * reading of /proc/self/cgroup, a pid that does not exist (ENOENT, and a
  * place with no path in the cache), and the cache keeping one place per
  * pid over many pids (its growth).
