@@ -675,7 +675,8 @@ void reaper_drain(struct owned *o)
 	pthread_mutex_unlock(&o->lock);
 }
 
-int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
+int owned_open(struct owned **out, const char *pin_dir, __u32 slots,
+	       struct bl_error *e)
 {
 	struct owned *o = calloc(1, sizeof(*o));
 	int err;
@@ -691,7 +692,7 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
 					 .ids = owned_ids,
 					 .forget = owned_forget,
 					 .add = owned_add_held_by_pin};
-	err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots, &o->counter)
+	err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots, &o->counter, e)
 		      : counter_open(&o->counter, slots);
 	if (!err)
 		err = open_task_files(o);

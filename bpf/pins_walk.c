@@ -189,8 +189,9 @@ static void file_check(struct walk *w, int dfd, const char *name,
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			return;
 		if (!seen_find(&st, false, &seen)) {
-			seen = (struct pin_seen){st.st_dev, st.st_ino,
-						 st.st_ctim};
+			seen = (struct pin_seen){.dev = st.st_dev,
+						 .ino = st.st_ino,
+						 .ctime = st.st_ctim};
 			fd = bpf_obj_get(path);
 			if (fd < 0)
 				return;

@@ -329,6 +329,7 @@ static void prime_pin_walk(void)
 
 static int daemon_setup(struct daemon *d)
 {
+	struct bl_error e = {0};
 	int err = link_features_detect();
 
 	if (err) {
@@ -337,10 +338,11 @@ static int daemon_setup(struct daemon *d)
 		return err;
 	}
 	raise_fd_limit();
-	/* with pin_dir, pin_dir_open() has said why */
-	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS);
-	if (err && d->pin_dir)
+	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS, &e);
+	if (err && d->pin_dir && e.msg[0]) {
+		fprintf(stderr, "bpflinkfs: %s\n", e.msg);
 		return err;
+	}
 	if (err) {
 		fprintf(stderr,
 			"bpflinkfs: cannot load the built-in BPF "

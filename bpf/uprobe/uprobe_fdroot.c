@@ -58,8 +58,10 @@ static struct {
 	struct fd_call *req; /* set by the caller, cleared by the worker */
 	bool ready;	     /* the worker stands in its root */
 	bool failed;	     /* it could not: calls take the fallback */
-} wk = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-	PTHREAD_COND_INITIALIZER};
+} wk = {.once = PTHREAD_ONCE_INIT,
+	.one = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER};
 
 /* A new detached mount of @type: its root's descriptor, or -errno. */
 static int fs_new(const char *type)
