@@ -54,7 +54,7 @@ static void usage(const char *prog)
 	       "    -h, --help          print this help and exit\n"
 	       "    -V, --version       print the version and exit\n"
 	       "    -f                  stay in the foreground, log to stderr\n"
-	       "    -d                  debug output (implies -f)\n"
+	       "    -d                  debug output, FUSE's and libbpf's (implies -f)\n"
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
 	       "    -o pin_dir=DIR      pin owned links in bpffs DIR (root's alone); a\n"
@@ -557,6 +557,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_set_foreground(o.foreground);
+	log_route_libbpf(o.debug);
 	uprobe_exclude_dir(o.mountpoint);
 	daemon_state.se = session_new(&args, &daemon_state);
 	if (!daemon_state.se || daemon_setup(&daemon_state)) {
