@@ -99,8 +99,10 @@ static int kprobe_target(const struct probe_spec *p, char *buf, size_t len,
 	if (n >= 0 && (size_t)n < len)
 		return 0;
 	e->column = p->path[0] ? p->path_col : p->symbol_col;
-	bl_errorf(e, "MODULE:FUNCTION is longer than the kernel takes (%zu "
-		  "bytes)", len - 1);
+	bl_errorf(e,
+		  "MODULE:FUNCTION is longer than the kernel takes (%zu "
+		  "bytes)",
+		  len - 1);
 	return -ENAMETOOLONG;
 }
 

@@ -255,9 +255,8 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 	pthread_rwlock_init(&pd->pin_lock, NULL);
 	pthread_mutex_init(&pd->sync_lock, NULL);
 	/* room left for every pin's name: DIR/NAME always fits PATH_MAX */
-	err = pin_dir_normalize(dir, pd->root,
-				sizeof(pd->root) - PIN_NAME_ROOM, msg,
-				sizeof(msg));
+	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root) - PIN_NAME_ROOM,
+				msg, sizeof(msg));
 	if (!err)
 		err = pin_dir_take(pd->root, &pd->kept, msg, sizeof(msg));
 	if (err < 0) {

@@ -93,15 +93,16 @@ int own_link(struct owned *o, const struct owned_info *own, int *lfd,
 }
 
 /* @src into @dst whole, or -ENAMETOOLONG with @e saying so */
-static int copy_name(char *dst, size_t len, const char *src,
-		     struct bl_error *e)
+static int copy_name(char *dst, size_t len, const char *src, struct bl_error *e)
 {
 	int n = snprintf(dst, len, "%s", src);
 
 	if (n >= 0 && (size_t)n < len)
 		return 0;
-	bl_errorf(e, "'%.32s...' is longer than a link's record keeps (%zu "
-		  "bytes)", src, len - 1);
+	bl_errorf(e,
+		  "'%.32s...' is longer than a link's record keeps (%zu "
+		  "bytes)",
+		  src, len - 1);
 	return -ENAMETOOLONG;
 }
 
