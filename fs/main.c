@@ -189,27 +189,19 @@ static int opt_proc(void *data, const char *arg, int key,
 	}
 }
 
+/* mountinfo_each()'s callback: 1 for a bpflinkfs mount on @arg */
+static int is_ours_on(const struct mountinfo_entry *m, void *arg)
+{
+	return !strcmp(m->fstype, "fuse.bpflinkfs") &&
+	       !strcmp(m->mount_point, arg);
+}
+
 /* Is a bpflinkfs already mounted on @mnt? (/proc/self/mountinfo) */
 static bool already_mounted(const char *mnt)
 {
-	char real[PATH_MAX], line[4096], point[PATH_MAX], *dash;
-	FILE *f;
-	bool found = false;
+	char real[PATH_MAX];
 
-	if (!realpath(mnt, real) || !(f = fopen("/proc/self/mountinfo", "re")))
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		dash = strstr(line, " - ");
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
-			continue;
-		/* a blank in the mount point is written \040 there */
-		mountinfo_unescape(point);
-		if (dash && strcmp(point, real) == 0 &&
-		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
-			found = true;
-	}
-	fclose(f);
-	return found;
+	return realpath(mnt, real) && mountinfo_each(-1, is_ours_on, real) == 1;
 }
 
 /* Each failure: one line naming the fix. */
