@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/mountinfo.c: lines written as the kernel writes them (fs/proc_namespace.c
+ * bpf/mountinfo.c: lines written as the kernel writes them (show_mountinfo()
  * escapes a blank, tab, newline and backslash in a path as \ooo), with and
  * without optional fields, and broken lines; then, as root, a real tmpfs
  * mounted on a directory whose name has all four, in a mount namespace of
