@@ -291,15 +291,14 @@ void pin_dir_close(struct pin_dir *pd)
 	free(pd);
 }
 
-/* DIR/link_ID; pin_dir_open() made sure that every id fits */
-static void link_pin_path(const struct pin_dir *pd, __u32 id, char *buf,
-			  size_t len)
+/* DIR/link_ID: 0, or -ENAMETOOLONG (pin_dir_open() left room for any id) */
+static int link_pin_path(const struct pin_dir *pd, __u32 id, char *buf,
+			 size_t len)
 {
 	char name[sizeof("link_4294967295")];
 
 	snprintf(name, sizeof(name), "link_%u", id);
-	if (pin_path(pd, name, buf, len))
-		buf[0] = 0;
+	return pin_path(pd, name, buf, len);
 }
 
 /* DIR is still the directory we locked. */
@@ -365,9 +364,9 @@ static int rescan(const struct pin_dir *pd, const struct pin_owner *owner)
 	int n = owner->ids(owner->registry, &ids), i, gone = 0;
 
 	for (i = 0; i < n; i++) {
-		link_pin_path(pd, ids[i], path, sizeof(path));
 		/* ENOTDIR: something else took DIR's place */
-		if (access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
+		if (!link_pin_path(pd, ids[i], path, sizeof(path)) &&
+		    access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
 			gone += owner->forget(owner->registry, ids[i]) == 0;
 	}
 	free(ids);
@@ -505,10 +504,10 @@ static int pin_own(struct pin_dir *pd, const struct owned_info *info, int fd,
 
 	if (bpf_map_update_elem(pd->meta_fd, &info->id, m, BPF_NOEXIST))
 		return -errno;
-	link_pin_path(pd, info->id, path, sizeof(path));
-	if (bpf_obj_pin(fd, path))
+	err = link_pin_path(pd, info->id, path, sizeof(path));
+	if (!err && bpf_obj_pin(fd, path))
 		err = -errno;
-	else if ((err = owner->add(owner->registry, info)))
+	else if (!err && (err = owner->add(owner->registry, info)))
 		unlink(path);
 	if (err)
 		bpf_map_delete_elem(pd->meta_fd, &info->id);
@@ -550,8 +549,8 @@ void pin_drop(struct pin_dir *pd, __u32 id)
 {
 	char path[PATH_MAX];
 
-	link_pin_path(pd, id, path, sizeof(path));
-	unlink(path);
+	if (!link_pin_path(pd, id, path, sizeof(path)))
+		unlink(path);
 	bpf_map_delete_elem(pd->meta_fd, &id);
 }
 
