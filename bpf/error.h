@@ -21,6 +21,16 @@ struct bl_error {
 	char msg[256];
 };
 
+/**
+ * bl_errorf() - set @e's message from @fmt (printf), as much as fits
+ * @e: the error; only its message changes
+ *
+ * A message can quote a line or a path longer than the buffer: it is cut
+ * and ends with "..." then, instead of ending mid-word without a sign.
+ */
+void bl_errorf(struct bl_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /*
  * The kernel's internal ENOTSUPP (include/linux/errno.h), which uprobes
  * answer for an instruction they cannot step. It is no errno of the UAPI:

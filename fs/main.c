@@ -55,7 +55,7 @@ static void usage(const char *prog)
 	       "    -h, --help          print this help and exit\n"
 	       "    -V, --version       print the version and exit\n"
 	       "    -f                  stay in the foreground, log to stderr\n"
-	       "    -d                  debug output (implies -f)\n"
+	       "    -d                  debug output, FUSE's and libbpf's (implies -f)\n"
 	       "    -s                  single-threaded\n"
 	       "    -o allow_other      let every user read (adds default_permissions)\n"
 	       "    -o pin_dir=DIR      pin owned links in bpffs DIR (root's alone); a\n"
@@ -190,27 +190,19 @@ static int opt_proc(void *data, const char *arg, int key,
 	}
 }
 
+/* mountinfo_each()'s callback: 1 for a bpflinkfs mount on @arg */
+static int is_ours_on(const struct mountinfo_entry *m, void *arg)
+{
+	return !strcmp(m->fstype, "fuse.bpflinkfs") &&
+	       !strcmp(m->mount_point, arg);
+}
+
 /* Is a bpflinkfs already mounted on @mnt? (/proc/self/mountinfo) */
 static bool already_mounted(const char *mnt)
 {
-	char real[PATH_MAX], line[4096], point[PATH_MAX], *dash;
-	FILE *f;
-	bool found = false;
+	char real[PATH_MAX];
 
-	if (!realpath(mnt, real) || !(f = fopen("/proc/self/mountinfo", "re")))
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		dash = strstr(line, " - ");
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) != 1)
-			continue;
-		/* a blank in the mount point is written \040 there */
-		mountinfo_unescape(point);
-		if (dash && strcmp(point, real) == 0 &&
-		    strncmp(dash + 3, "fuse.bpflinkfs ", 15) == 0)
-			found = true;
-	}
-	fclose(f);
-	return found;
+	return realpath(mnt, real) && mountinfo_each(-1, is_ours_on, real) == 1;
 }
 
 /* Each failure: one line naming the fix. */
@@ -330,6 +322,7 @@ static void prime_pin_walk(void)
 
 static int daemon_setup(struct daemon *d)
 {
+	struct bl_error e = {0};
 	int err = link_features_detect();
 
 	if (err) {
@@ -341,10 +334,12 @@ static int daemon_setup(struct daemon *d)
 	d->errors = error_log_new();
 	if (!d->errors)
 		return -ENOMEM;
-	/* with pin_dir, pin_dir_open() has said why */
-	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS);
-	if (err && d->pin_dir)
+	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS, &e);
+	if (err && d->pin_dir && e.msg[0]) {
+		fprintf(stderr, "bpflinkfs: %s\
+", e.msg);
 		return err;
+	}
 	if (err) {
 		fprintf(stderr,
 			"bpflinkfs: cannot load the built-in BPF "
@@ -563,6 +558,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_set_foreground(o.foreground);
+	log_route_libbpf(o.debug);
 	uprobe_exclude_dir(o.mountpoint);
 	daemon_state.se = session_new(&args, &daemon_state);
 	if (!daemon_state.se || daemon_setup(&daemon_state)) {

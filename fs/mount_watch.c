@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mount_watch.h"
+#include "mountinfo.h"
 #include "stop_thread.h"
 
 struct mount_watch {
@@ -26,77 +27,41 @@ struct mount_watch {
 	struct stop_thread st;
 };
 
-/* Is mount @id in /proc/self/mountinfo? Its first field is the mount id. */
+/* mountinfo_each()'s callback: 1 when @m is mount *@arg */
+static int is_mount_id(const struct mountinfo_entry *m, void *arg)
+{
+	return m->id == *(int *)arg;
+}
+
+/* Is mount @id in mountinfo @fd? Yes too when mountinfo cannot be read. */
 static bool mount_present(int fd, int id)
 {
-	char buf[8192], *line, *save;
-	bool found = false;
-	ssize_t n;
-	size_t keep = 0;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return true;
-	while (!found &&
-	       (n = read(fd, buf + keep, sizeof(buf) - 1 - keep)) > 0) {
-		char *last;
-
-		buf[keep + n] = 0;
-		last = strrchr(buf, '\n');
-		if (!last)
-			break;
-		*last = 0;
-		for (line = strtok_r(buf, "\n", &save); line && !found;
-		     line = strtok_r(NULL, "\n", &save))
-			found = atoi(line) == id;
-		keep = strlen(last + 1 < buf + keep + n ? last + 1 : "");
-		memmove(buf, last + 1, keep);
-	}
-	return n < 0 || found;
+	return mountinfo_each(fd, is_mount_id, &id) != 0;
 }
 
-static bool is_octal(char c)
-{
-	return c >= '0' && c <= '7';
-}
+/* mount_id_of()'s search: the mount point, and the last id found there */
+struct id_search {
+	const char *real;
+	int id;
+};
 
-/* The octal escapes of mountinfo (\040 for a blank ...) decoded in place. */
-static void unescape_octal(char *s)
+static int note_ours(const struct mountinfo_entry *m, void *arg)
 {
-	char *d = s;
+	struct id_search *s = arg;
 
-	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    is_octal(s[2]) && is_octal(s[3])) {
-			*d = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				    (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = 0;
+	if (!strcmp(m->fstype, "fuse.bpflinkfs") &&
+	    !strcmp(m->mount_point, s->real))
+		s->id = m->id;
+	return 0;
 }
 
 /* The id of the newest bpflinkfs mount on @real, or -ENOENT. */
 static int mount_id_of(const char *real)
 {
-	char line[4096 + PATH_MAX], point[PATH_MAX], *dash;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int id = -ENOENT, mid;
+	struct id_search s = {real, -ENOENT};
+	int err = mountinfo_each(-1, note_ours, &s);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		dash = strstr(line, " - ");
-		if (sscanf(line, "%d %*s %*s %*s %4095s", &mid, point) != 2 ||
-		    !dash || strncmp(dash + 3, "fuse.bpflinkfs ", 15))
-			continue;
-		unescape_octal(point);
-		if (strcmp(point, real) == 0)
-			id = mid;
-	}
-	fclose(f);
-	return id;
+	return err ? err : s.id;
 }
 
 static void *watch_main(void *arg)

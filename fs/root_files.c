@@ -55,15 +55,14 @@ static char *render_metrics_file(const struct daemon *d, const struct reader *r,
 }
 
 static const struct root_file root_files[] = {
-	[RF_CONTROL] = {"control", 0600, NULL},
-	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log},
-	[RF_FEATURES] = {"features", 0444, render_features_file},
-	[RF_LINKS] = {"links", 0444, render_links_file},
-	[RF_JSON] = {"links.json", 0444, render_json_file},
-	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file,
-			.live = true},
+	[RF_CONTROL] = {"control", 0600, NULL, false},
+	[RF_ERROR_LOG] = {"error_log", 0644, render_error_log, false},
+	[RF_FEATURES] = {"features", 0444, render_features_file, false},
+	[RF_LINKS] = {"links", 0444, render_links_file, false},
+	[RF_JSON] = {"links.json", 0444, render_json_file, false},
+	[RF_METRICS] = {"metrics.prom", 0444, render_metrics_file, true},
 	/* a stream (top.c): root's alone, whatever uid=, gid=, umask= say */
-	[RF_TOP] = {"top", 0400, NULL},
+	[RF_TOP] = {"top", 0400, NULL, false},
 };
 _Static_assert(ARRAY_SIZE(root_files) == RF_COUNT,
 	       "one root_files entry a root file");

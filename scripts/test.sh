@@ -3,8 +3,9 @@
 #
 # Build bpflinkfs and run every test: ./scripts/test.sh (as root; without root
 # the tests that need it are skipped). Steps: scripts/deps.sh --test (what
-# building, running and the tests need), meson setup
-# (first time only), ninja, the meson suites unit, kernel, vm and
+# building, running and the tests need), meson setup (first time
+# only; every build here, fuzzers included, has -Dwerror=true: a compiler
+# warning fails the run), ninja, the meson suites unit, kernel, vm and
 # integration, then unit, kernel and integration on a sanitizer build
 # (build-asan: ASan + UBSan; a sanitizer report in a test or in the
 # daemon's log fails it; ASAN=0 skips this), then the fuzzers
@@ -47,9 +48,10 @@ step() {
 setup_build() {
 	if [ -f "$BUILD/meson-private/coredata.dat" ]; then
 		echo "using the existing $BUILD"
-		return 0
+		meson configure "$BUILD" -Dwerror=true
+		return
 	fi
-	meson setup "$BUILD"
+	meson setup "$BUILD" -Dwerror=true
 }
 
 # The busy host (tests/tools/busy_host.sh): while the suites run, processes
@@ -105,8 +107,9 @@ run_asan() {
 
 	if [ ! -f "$ASAN_BUILD/meson-private/coredata.dat" ]; then
 		meson setup "$ASAN_BUILD" -Db_sanitize=address,undefined \
-			-Db_lundef=false || return 1
+			-Db_lundef=false -Dwerror=true || return 1
 	fi
+	meson configure "$ASAN_BUILD" -Dwerror=true || return 1
 	ninja -C "$ASAN_BUILD" || return 1
 	busy_host_start "$ASAN_BUILD" || return 1
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \

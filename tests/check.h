@@ -81,8 +81,8 @@ static inline CHECK_FMT(1, 2) void diag(const char *fmt, ...)
  * description would start a directive for meson's TAP reader: it is
  * written as '%'.
  */
-static inline void check_point(bool good, const char *skip, const char *fmt,
-			       va_list ap)
+static inline CHECK_FMT(3, 0) void check_point(bool good, const char *skip,
+					       const char *fmt, va_list ap)
 {
 	char desc[1024], *p;
 

@@ -70,10 +70,10 @@ static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 			return 1;
 		e->err = -EINVAL;
 		e->column = p->pattern_plus_col;
-		snprintf(e->msg, sizeof(e->msg),
-			 "a pattern takes no +OFFSET: '%s' (no symbol has "
-			 "that name)",
-			 p->symbol);
+		bl_errorf(e,
+			  "a pattern takes no +OFFSET: '%s' (no symbol has "
+			  "that name)",
+			  p->symbol);
 		return -EINVAL;
 	}
 	one = malloc(sizeof(*one));

@@ -106,9 +106,8 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 	}
 	if (!f) {
 		err = -errno;
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot read %s to match a pattern: %s", path,
-			 strerror(-err));
+		bl_errorf(e, "cannot read %s to match a pattern: %s", path,
+			  strerror(-err));
 		return err;
 	}
 	while (!err && fgets(line, sizeof(line), f))
@@ -125,9 +124,8 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 	m->n = n;
 	if (!err && !n) {
 		err = -ENOENT;
-		snprintf(e->msg, sizeof(e->msg),
-			 "no traceable kernel function matches '%s'",
-			 p->symbol);
+		bl_errorf(e, "no traceable kernel function matches '%s'",
+			  p->symbol);
 	}
 	e->column = p->symbol_col;
 	return err;
@@ -156,10 +154,10 @@ static int uprobe_targets(const struct probe_spec *p, pid_t pid,
 	}
 	if (err == -EAGAIN) {
 		te->e.column = p->path_col;
-		snprintf(te->e.msg, sizeof(te->e.msg),
-			 "%s was replaced while it was read, %d times: "
-			 "nothing made",
-			 p->path, tries);
+		bl_errorf(&te->e,
+			  "%s was replaced while it was read, %d times: "
+			  "nothing made",
+			  p->path, tries);
 	}
 	return err;
 }

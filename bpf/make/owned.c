@@ -725,7 +725,8 @@ void reaper_drain(struct owned *o)
 	pthread_mutex_unlock(&o->lock);
 }
 
-int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
+int owned_open(struct owned **out, const char *pin_dir, __u32 slots,
+	       struct bl_error *e)
 {
 	struct owned *o = calloc(1, sizeof(*o));
 	int err;
@@ -744,7 +745,7 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots)
 	err = links_open(&o->kernel_list);
 	if (!err)
 		err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots,
-					     &o->counter)
+					     &o->counter, e)
 			      : counter_open(&o->counter, slots);
 	if (!err)
 		err = open_task_files(o);

@@ -36,17 +36,18 @@ struct owned;
  *           else pin_dir_open() opens it on DIR's hits map (and the
  *           registry pins every link it owns in DIR)
  * @slots: the counter's size (counter_open()), when made afresh
+ * @e: out, with a pin_dir: the message naming the cause on failure
  *
  * The task-file iterator's own links are hidden from every listing
  * (links_hide()); listings go link by link until links_use_iterator() on
  * owned_link_list().
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
- * prints a message naming the cause, or -ENOMEM of task_files_open() or
- * links_open(), -ENOSPC of links_hide()); nothing is left open on
- * failure.
+ * fills @e, or -ENOMEM of task_files_open() or links_open(), -ENOSPC of
+ * links_hide()); nothing is left open on failure.
  */
-int owned_open(struct owned **out, const char *pin_dir, __u32 slots);
+int owned_open(struct owned **out, const char *pin_dir, __u32 slots,
+	       struct bl_error *e);
 
 /**
  * owned_close() - free the registry: stops the reaper threads (after

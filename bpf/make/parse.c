@@ -64,14 +64,14 @@ static const struct {
 	bool bare;	    /* a word without =VALUE */
 } options[] = {
 	{"cookie", OPT_COOKIE, KINDS_PERF,
-	 "perf-event links (not fentry, fexit, rawtracepoint)"},
+	 "perf-event links (not fentry, fexit, rawtracepoint)", false},
 	{"pid", OPT_PID, KINDS_PID,
-	 "uprobes, usdt and software/hardware events"},
-	{"cpu", OPT_CPU, KINDS_EVENT, "software/hardware events"},
-	{"period", OPT_PERIOD, KINDS_EVENT, "software/hardware events"},
-	{"freq", OPT_FREQ, KINDS_EVENT, "software/hardware events"},
+	 "uprobes, usdt and software/hardware events", false},
+	{"cpu", OPT_CPU, KINDS_EVENT, "software/hardware events", false},
+	{"period", OPT_PERIOD, KINDS_EVENT, "software/hardware events", false},
+	{"freq", OPT_FREQ, KINDS_EVENT, "software/hardware events", false},
 	{"prog", OPT_PROG, KINDS_PERF,
-	 "perf-event links (not fentry, fexit, rawtracepoint)"},
+	 "perf-event links (not fentry, fexit, rawtracepoint)", false},
 	{"latency", OPT_LATENCY, KINDS_LATENCY,
 	 "uprobe, kprobe and fentry probes at a function's entry (not a "
 	 "return, nor a USDT location inside a function)",

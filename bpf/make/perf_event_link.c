@@ -39,6 +39,9 @@ static const char *const tracefs_roots[] = {
 };
 
 static void set_err(struct bl_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_err(struct bl_error *e, const char *fmt, ...)
 {
 	va_list ap;
 

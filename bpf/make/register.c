@@ -92,6 +92,20 @@ int own_link(struct owned *o, const struct owned_info *own, int *lfd,
 	return err;
 }
 
+/* @src into @dst whole, or -ENAMETOOLONG with @e saying so */
+static int copy_name(char *dst, size_t len, const char *src, struct bl_error *e)
+{
+	int n = snprintf(dst, len, "%s", src);
+
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	bl_errorf(e,
+		  "'%.32s...' is longer than a link's record keeps (%zu "
+		  "bytes)",
+		  src, len - 1);
+	return -ENAMETOOLONG;
+}
+
 int link_register(struct owned *o, const struct probe_spec *p,
 		  const struct uprobe_target *ut, const struct perf_probe *pp,
 		  __u64 cookie, int slot, const char *spec, int *lfd,
@@ -110,14 +124,16 @@ int link_register(struct owned *o, const struct probe_spec *p,
 		own->kind = p->kind;
 		own->sight = p->opts & OPT_SIGHT;
 		if (p->kind == PROBE_TRACEPOINT)
-			snprintf(own->category, sizeof(own->category), "%s",
-				 p->path);
+			err = copy_name(own->category, sizeof(own->category),
+					p->path, e);
 		if (ut) {
 			own->dev = ut->dev;
 			own->ino = ut->ino;
 		}
-		snprintf(own->spec, sizeof(own->spec), "%s", spec);
-		err = own_link(o, own, lfd, e);
+		if (!err)
+			err = copy_name(own->spec, sizeof(own->spec), spec, e);
+		if (!err)
+			err = own_link(o, own, lfd, e);
 		if (!err)
 			*id = own->f.id;
 	}

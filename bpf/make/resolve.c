@@ -117,9 +117,9 @@ int uprobe_file_check(int fd, dev_t dev, ino_t ino)
 static int replaced_error(const struct probe_spec *p, struct uprobe_err *te)
 {
 	te->e.column = p->path_col;
-	snprintf(te->e.msg, sizeof(te->e.msg),
-		 "%s was replaced while it was read, %d times: nothing made",
-		 p->path, RESOLVE_TRIES);
+	bl_errorf(&te->e,
+		  "%s was replaced while it was read, %d times: nothing made",
+		  p->path, RESOLVE_TRIES);
 	return -EAGAIN;
 }
 

@@ -86,13 +86,24 @@ static void perf_probe_fill(const struct probe_spec *p,
 	}
 }
 
-/* kprobe MODULE:FUNC goes to the kernel as one string */
-static void kprobe_target(const struct probe_spec *p, char *buf, size_t len)
+/* kprobe MODULE:FUNC goes to the kernel as one string; 0 or -ENAMETOOLONG */
+static int kprobe_target(const struct probe_spec *p, char *buf, size_t len,
+			 struct bl_error *e)
 {
+	int n;
+
 	if (p->path[0])
-		snprintf(buf, len, "%s:%s", p->path, p->symbol);
+		n = snprintf(buf, len, "%s:%s", p->path, p->symbol);
 	else
-		snprintf(buf, len, "%s", p->symbol);
+		n = snprintf(buf, len, "%s", p->symbol);
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	e->column = p->path[0] ? p->path_col : p->symbol_col;
+	bl_errorf(e,
+		  "MODULE:FUNCTION is longer than the kernel takes (%zu "
+		  "bytes)",
+		  len - 1);
+	return -ENAMETOOLONG;
 }
 
 /* by=, stacks=: a program instance of the link's own (sight.h) on @pfd */
@@ -269,8 +280,8 @@ int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
 		cookie = slot;
 	}
 	perf_probe_fill(p, ut, &pp, cpu);
-	if (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE) {
-		kprobe_target(p, kfunc, sizeof(kfunc));
+	if (!err && (p->kind == PROBE_KPROBE || p->kind == PROBE_KRETPROBE)) {
+		err = kprobe_target(p, kfunc, sizeof(kfunc), e);
 		pp.target = kfunc;
 	}
 	if (!err) {
@@ -309,9 +320,10 @@ static int link_tracing(struct owned *o, const struct probe_spec *p,
 		.kind = p->kind, .target = target, .pid = -1, .cpu = -1};
 	int slot, lfd = -1, err = id_list_reserve(made, 1);
 
+	if (!err) /* [MODULE:]FUNC */
+		err = kprobe_target(p, target, sizeof(target), e);
 	if (err)
 		return err;
-	kprobe_target(p, target, sizeof(target)); /* [MODULE:]FUNC */
 	slot = counter_slot_alloc(c);
 	if (slot < 0) {
 		snprintf(e->msg, sizeof(e->msg), "out of counter slots");

@@ -70,6 +70,7 @@ static struct btf *btf_open(const struct probe_spec *p, struct btf **base,
 {
 	char path[PATH_MAX];
 	struct btf *btf;
+	int n;
 
 	*base = btf__load_vmlinux_btf();
 	if (libbpf_get_error(*base)) {
@@ -83,7 +84,13 @@ static struct btf *btf_open(const struct probe_spec *p, struct btf **base,
 	}
 	if (!p->path[0])
 		return *base;
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", p->path);
+	n = snprintf(path, sizeof(path), "/sys/kernel/btf/%s", p->path);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		e->err = -ENAMETOOLONG;
+		e->column = p->path_col;
+		bl_errorf(e, "no module has a name this long");
+		return NULL;
+	}
 	for (char *c = path + strlen("/sys/kernel/btf/"); *c; c++)
 		*c = *c == '-' ? '_' : *c; /* as the kernel names modules */
 	btf = btf__parse_split(path, *base);
@@ -91,8 +98,7 @@ static struct btf *btf_open(const struct probe_spec *p, struct btf **base,
 		return btf;
 	e->err = -ENOENT;
 	e->column = p->path_col;
-	snprintf(e->msg, sizeof(e->msg), "no module '%s' with BTF (%s)",
-		 p->path, path);
+	bl_errorf(e, "no module '%s' with BTF (%s)", p->path, path);
 	return NULL;
 }
 
@@ -121,16 +127,15 @@ static int funcs_match(const struct probe_spec *p, struct func_names *f,
 	e->column = p->symbol_col;
 	if (!err && !f->n) {
 		e->err = -ENOENT;
-		snprintf(e->msg, sizeof(e->msg),
-			 "no function in the BTF of %s matches '%s'",
-			 p->path[0] ? p->path : "vmlinux", p->symbol);
+		bl_errorf(e, "no function in the BTF of %s matches '%s'",
+			  p->path[0] ? p->path : "vmlinux", p->symbol);
 	} else if (!err && f->n > TRACING_GLOB_MAX) {
 		e->err = -E2BIG;
-		snprintf(e->msg, sizeof(e->msg),
-			 "'%s' matches %zu functions, more than %d (one %s "
-			 "link each): narrow the pattern",
-			 p->symbol, f->n, TRACING_GLOB_MAX,
-			 probe_kind_name(p->kind));
+		bl_errorf(e,
+			  "'%s' matches %zu functions, more than %d (one %s "
+			  "link each): narrow the pattern",
+			  p->symbol, f->n, TRACING_GLOB_MAX,
+			  probe_kind_name(p->kind));
 	}
 	if (btf != base)
 		btf__free(btf);

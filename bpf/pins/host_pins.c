@@ -189,8 +189,9 @@ static void file_check(struct walk *w, int dfd, const char *name,
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			return;
 		if (!seen_find(&st, false, &seen)) {
-			seen = (struct pin_seen){st.st_dev, st.st_ino,
-						 st.st_ctim};
+			seen = (struct pin_seen){.dev = st.st_dev,
+						 .ino = st.st_ino,
+						 .ctime = st.st_ctim};
 			fd = bpf_obj_get(path);
 			if (fd < 0)
 				return;
@@ -289,26 +290,6 @@ static void dir_walk(struct walk *w, char *path, size_t len, int depth)
 	closedir(dir);
 }
 
-/* The mount point of a mountinfo line if its fstype is "bpf", else NULL */
-static char *bpffs_mount_point(char *line)
-{
-	char *sep = strstr(line, " - "), *save = NULL, *f, *mnt = NULL;
-	int i;
-
-	if (!sep || strncmp(sep + 3, "bpf ", 4))
-		return NULL;
-	*sep = '\0';
-	/* ID PARENT MAJ:MIN ROOT MOUNT_POINT ... */
-	for (i = 0, f = strtok_r(line, " ", &save); f && i < 4;
-	     i++, f = strtok_r(NULL, " ", &save))
-		;
-	if (f) {
-		mountinfo_unescape(f);
-		mnt = f;
-	}
-	return mnt;
-}
-
 static int cmp_pin(const void *a, const void *b)
 {
 	const struct link_pin *x = a, *y = b;
@@ -377,24 +358,22 @@ static bool cache_current(void)
 	return true;
 }
 
-/* Walk every bpffs mount that mountinfo @f lists. */
-static void walk_mounts(struct walk *w, FILE *f)
+/* mountinfo_each()'s callback: walk @m if it is a bpffs mount */
+static int walk_mount(const struct mountinfo_entry *m, void *arg)
 {
-	char *line = NULL, *path = malloc(PATH_MAX), *mnt;
-	size_t cap = 0;
+	struct walk *w = arg;
+	char *path;
 
+	if (strcmp(m->fstype, "bpf") || strlen(m->mount_point) >= PATH_MAX)
+		return 0;
+	path = malloc(PATH_MAX);
 	if (!path)
-		w->err = -ENOMEM;
-	while (!w->err && getline(&line, &cap, f) > 0) {
-		mnt = bpffs_mount_point(line);
-		if (!mnt || strlen(mnt) >= PATH_MAX)
-			continue;
-		strcpy(path, mnt);
-		/* "/" as a mount point: children are "/x", not "//x" */
-		dir_walk(w, path, strcmp(path, "/") ? strlen(path) : 0, 0);
-	}
-	free(line);
+		return -ENOMEM;
+	strcpy(path, m->mount_point);
+	/* "/" as a mount point: children are "/x", not "//x" */
+	dir_walk(w, path, strcmp(path, "/") ? strlen(path) : 0, 0);
 	free(path);
+	return w->err;
 }
 
 /* The walk's pins, packed into the cache's arrays. Lock held. */
@@ -445,25 +424,15 @@ static int cache_rebuild(void)
 {
 	struct pin_index idx = {0};
 	struct walk w = {.idx = &idx};
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), dfd;
-	FILE *f = NULL;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), err;
 
 	cache_drop();
 	if (fd < 0)
 		return -errno;
-	dfd = dup(fd);
-	if (dfd >= 0)
-		f = fdopen(dfd, "re");
-	if (!f) {
-		w.err = -errno;
-		if (dfd >= 0)
-			close(dfd);
-	}
 	clock_gettime(CLOCK_REALTIME, &w.start);
-	if (f) {
-		walk_mounts(&w, f);
-		fclose(f);
-	}
+	err = mountinfo_each(fd, walk_mount, &w);
+	if (!w.err)
+		w.err = err;
 	if (!w.err) {
 		seen_keep(&w);
 		if (idx.n) /* qsort() wants a non-NULL base */

@@ -24,6 +24,8 @@
 
 #define META_ENTRIES 65536
 #define MAP_PINS_MAX 16 /* hits, meta and the counter's events maps */
+/* "/" and the longest pin name, link_ID (the maps' names are shorter), NUL */
+#define PIN_NAME_ROOM (sizeof("/link_4294967295"))
 
 /* The value of DIR/meta; its layout is the pin_dir's on-disk format. */
 struct pin_meta {
@@ -90,6 +92,15 @@ static bool map_pin_name(const char *name)
 	       counter_is_pin_name(name);
 }
 
+/* DIR/@name into @buf; -ENAMETOOLONG when it does not fit */
+static int pin_path(const struct pin_dir *pd, const char *name, char *buf,
+		    size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", pd->root, name);
+
+	return n >= 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
 /*
  * The names of DIR's map pins, at most @max in @names; the count. Read
  * whole before anything is removed (readdir while unlinking may skip).
@@ -122,8 +133,8 @@ void pin_dir_undo(struct pin_dir *pd)
 			;
 		if (j < pd->nhad)
 			continue; /* there before this daemon */
-		snprintf(path, sizeof(path), "%s/%s", pd->root, names[i]);
-		unlink(path);
+		if (!pin_path(pd, names[i], path, sizeof(path)))
+			unlink(path);
 	}
 	pin_dir_unmake(pd->root, pd->kept);
 }
@@ -133,9 +144,10 @@ static int map_open_or_make(const struct pin_dir *pd, const char *name,
 			    int (*make)(void *arg), void *arg)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd = pin_path(pd, name, path, sizeof(path));
 
-	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
+	if (fd)
+		return fd;
 	fd = bpf_obj_get(path);
 	if (fd >= 0 || errno != ENOENT)
 		return fd >= 0 ? fd : -errno;
@@ -207,7 +219,8 @@ static void dir_adopt_fd(struct pin_dir *pd, int fd)
 }
 
 /* DIR's maps: meta, and hits with the counter loaded on it. */
-static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter)
+static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter,
+		     struct bl_error *e)
 {
 	struct hits_arg harg = {counter, slots, pd->root};
 	int hits, err;
@@ -223,15 +236,13 @@ static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter)
 		close(hits);
 	pd->counter = *counter;
 	if (err)
-		fprintf(stderr,
-			"bpflinkfs: pin_dir %s: cannot open its maps: "
-			"%s\n",
-			pd->root, strerror(-err));
+		bl_errorf(e, "pin_dir %s: cannot open its maps: %s", pd->root,
+			  strerror(-err));
 	return err;
 }
 
 int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
-		 struct counter **counter)
+		 struct counter **counter, struct bl_error *e)
 {
 	struct pin_dir *pd = calloc(1, sizeof(*pd));
 	char msg[PATH_MAX + 256];
@@ -243,18 +254,19 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 	pd->meta_fd = pd->lock_fd = pd->watch_fd = pd->watch_wd = -1;
 	pthread_rwlock_init(&pd->pin_lock, NULL);
 	pthread_mutex_init(&pd->sync_lock, NULL);
-	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root), msg,
-				sizeof(msg));
+	/* room left for every pin's name: DIR/NAME always fits PATH_MAX */
+	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root) - PIN_NAME_ROOM,
+				msg, sizeof(msg));
 	if (!err)
 		err = pin_dir_take(pd->root, &pd->kept, msg, sizeof(msg));
 	if (err < 0) {
-		fprintf(stderr, "bpflinkfs: %s\n", msg);
+		bl_errorf(e, "%s", msg);
 		pin_dir_close(pd);
 		return err;
 	}
 	dir_adopt_fd(pd, err);
 	pd->nhad = map_pins(pd, pd->had, MAP_PINS_MAX);
-	err = maps_open(pd, slots, counter);
+	err = maps_open(pd, slots, counter, e);
 	if (err) {
 		pin_dir_undo(pd);
 		pin_dir_close(pd);
@@ -279,10 +291,14 @@ void pin_dir_close(struct pin_dir *pd)
 	free(pd);
 }
 
-static void link_pin_path(const struct pin_dir *pd, __u32 id, char *buf,
-			  size_t len)
+/* DIR/link_ID: 0, or -ENAMETOOLONG (pin_dir_open() left room for any id) */
+static int link_pin_path(const struct pin_dir *pd, __u32 id, char *buf,
+			 size_t len)
 {
-	snprintf(buf, len, "%s/link_%u", pd->root, id);
+	char name[sizeof("link_4294967295")];
+
+	snprintf(name, sizeof(name), "link_%u", id);
+	return pin_path(pd, name, buf, len);
 }
 
 /* DIR is still the directory we locked. */
@@ -348,9 +364,9 @@ static int rescan(const struct pin_dir *pd, const struct pin_owner *owner)
 	int n = owner->ids(owner->registry, &ids), i, gone = 0;
 
 	for (i = 0; i < n; i++) {
-		link_pin_path(pd, ids[i], path, sizeof(path));
 		/* ENOTDIR: something else took DIR's place */
-		if (access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
+		if (!link_pin_path(pd, ids[i], path, sizeof(path)) &&
+		    access(path, F_OK) && (errno == ENOENT || errno == ENOTDIR))
 			gone += owner->forget(owner->registry, ids[i]) == 0;
 	}
 	free(ids);
@@ -398,11 +414,11 @@ void pin_sync(struct pin_dir *pd, const struct pin_owner *owner)
 static int repin(const struct pin_dir *pd, const char *name, int fd)
 {
 	char path[PATH_MAX];
+	int err = pin_path(pd, name, path, sizeof(path));
 
-	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
-	if (bpf_obj_pin(fd, path) && errno != EEXIST)
-		return -errno;
-	return 0;
+	if (!err && bpf_obj_pin(fd, path) && errno != EEXIST)
+		err = -errno;
+	return err;
 }
 
 /* DIR or its maps were removed by hand: make them again (sync_lock held). */
@@ -459,8 +475,11 @@ static int pin_ready(struct pin_dir *pd, const struct pin_owner *owner,
 	return err;
 }
 
-static void meta_fill(struct pin_meta *m, const struct owned_info *info)
+/* 0, or -ENAMETOOLONG when the record cannot keep the category or spec */
+static int meta_fill(struct pin_meta *m, const struct owned_info *info)
 {
+	int c, s;
+
 	m->version = 1;
 	m->slot = info->slot;
 	m->nslots = info->nslots;
@@ -468,8 +487,12 @@ static void meta_fill(struct pin_meta *m, const struct owned_info *info)
 	m->offset_hi = info->f.offset >> 32;
 	m->dev = info->dev;
 	m->ino = info->ino;
-	snprintf(m->category, sizeof(m->category), "%s", info->category);
-	snprintf(m->spec, sizeof(m->spec), "%s", info->spec);
+	c = snprintf(m->category, sizeof(m->category), "%s", info->category);
+	s = snprintf(m->spec, sizeof(m->spec), "%s", info->spec);
+	if (c < 0 || (size_t)c >= sizeof(m->category) || s < 0 ||
+	    (size_t)s >= sizeof(m->spec))
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* Record, pin and own; pin_lock held shared. */
@@ -481,10 +504,10 @@ static int pin_own(struct pin_dir *pd, const struct owned_info *info, int fd,
 
 	if (bpf_map_update_elem(pd->meta_fd, &info->id, m, BPF_NOEXIST))
 		return -errno;
-	link_pin_path(pd, info->id, path, sizeof(path));
-	if (bpf_obj_pin(fd, path))
+	err = link_pin_path(pd, info->id, path, sizeof(path));
+	if (!err && bpf_obj_pin(fd, path))
 		err = -errno;
-	else if ((err = owner->add(owner->registry, info)))
+	else if (!err && (err = owner->add(owner->registry, info)))
 		unlink(path);
 	if (err)
 		bpf_map_delete_elem(pd->meta_fd, &info->id);
@@ -497,8 +520,13 @@ int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
 	struct pin_meta *m = calloc(1, sizeof(*m));
 	int err = m ? -ENOENT : -ENOMEM, tries;
 
-	if (m)
-		meta_fill(m, info);
+	if (m && meta_fill(m, info)) {
+		snprintf(msg, mlen,
+			 "the pin_dir's record cannot keep this link's "
+			 "category or line (too long): nothing made");
+		free(m);
+		return -ENAMETOOLONG;
+	}
 	/* DIR may go between the check and the pin: then once more */
 	for (tries = 0; err == -ENOENT && tries < 2; tries++) {
 		err = pin_ready(pd, owner, msg, mlen);
@@ -521,8 +549,8 @@ void pin_drop(struct pin_dir *pd, __u32 id)
 {
 	char path[PATH_MAX];
 
-	link_pin_path(pd, id, path, sizeof(path));
-	unlink(path);
+	if (!link_pin_path(pd, id, path, sizeof(path)))
+		unlink(path);
 	bpf_map_delete_elem(pd->meta_fd, &id);
 }
 
@@ -598,7 +626,8 @@ static int adopt_one(const struct pin_dir *pd, const char *name,
 	char path[PATH_MAX];
 	int fd = -1, err = own && m ? 0 : -ENOMEM;
 
-	snprintf(path, sizeof(path), "%s/%s", pd->root, name);
+	if (!err)
+		err = pin_path(pd, name, path, sizeof(path));
 	if (!err && (fd = bpf_obj_get(path)) < 0)
 		err = -errno;
 	if (!err)

@@ -52,18 +52,20 @@ struct pin_owner {
  * caller, who owns and closes it; the pin_dir keeps a pointer to pin it
  * again); set (to close) even on failure when it was opened; must be NULL
  * on entry
+ * @e: out, the message naming the cause on failure
  *
  * Locks DIR (flock) so a second daemon on it is refused; opens or creates
  * the hits map (loading the counter on it) and the meta map; watches DIR
  * (inotify) so that pins removed by hand are noticed (pin_sync()).
  *
- * Return: 0 or -errno; prints a one-line message naming the cause on
- * failure (-EINVAL: a path bpffs cannot hold or not in bpffs; -ENOTDIR: a
- * pinned object or a file where a directory should be; -EBUSY: another
- * daemon has it), and nothing is made then.
+ * Return: 0 or -errno, with @e's message naming the cause (-EINVAL: a
+ * path bpffs cannot hold or not in bpffs; -ENAMETOOLONG: DIR leaves no
+ * room under PATH_MAX for its pins' names; -ENOTDIR: a pinned object or a
+ * file where a directory should be; -EBUSY: another daemon has it), and
+ * nothing is made then.
  */
 int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
-		 struct counter **counter);
+		 struct counter **counter, struct bl_error *e);
 
 /** pin_dir_close() - close what pin_dir_open() opened (not the counter);
  * the pins stay. NULL is ignored. */

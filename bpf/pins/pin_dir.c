@@ -47,7 +47,11 @@ int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
 			return -EINVAL;
 		}
 		if (used + n + 2 > len) {
-			snprintf(msg, mlen, "pin_dir %s: path too long", dir);
+			/* the reason first: a long path may be cut */
+			snprintf(msg, mlen,
+				 "pin_dir: path too long (more than %zu "
+				 "bytes): %s",
+				 len - 1, dir);
 			return -ENAMETOOLONG;
 		}
 		out[used++] = '/';

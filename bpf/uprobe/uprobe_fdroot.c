@@ -58,8 +58,10 @@ static struct {
 	struct fd_call *req; /* set by the caller, cleared by the worker */
 	bool ready;	     /* the worker stands in its root */
 	bool failed;	     /* it could not: calls take the fallback */
-} wk = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-	PTHREAD_COND_INITIALIZER};
+} wk = {.once = PTHREAD_ONCE_INIT,
+	.one = PTHREAD_MUTEX_INITIALIZER,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER};
 
 /* A new detached mount of @type: its root's descriptor, or -errno. */
 static int fs_new(const char *type)
@@ -79,43 +81,52 @@ static int fs_new(const char *type)
 	return m;
 }
 
+/* detach_copies()'s list: the root mount's id, its children's points */
+struct copies {
+	__u64 root;
+	char **mps;
+	size_t n;
+};
+
+/* mountinfo_each()'s callback: note a mount on the root mount */
+static int note_copy(const struct mountinfo_entry *m, void *arg)
+{
+	struct copies *c = arg;
+	char **more;
+
+	if ((__u64)m->parent != c->root || (__u64)m->id == c->root)
+		return 0;
+	more = realloc(c->mps, (c->n + 1) * sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	c->mps = more;
+	c->mps[c->n] = strdup(m->mount_point);
+	if (c->mps[c->n])
+		c->n++;
+	return 0;
+}
+
 /* Detach every mount on the root mount of this (new) namespace. */
 static void detach_copies(void)
 {
-	FILE *f = fopen("/proc/thread-self/mountinfo", "re");
-	char *line = NULL, **mps = NULL, mp[PATH_MAX];
-	size_t cap = 0, n = 0, i;
-	unsigned int id, parent;
+	/* this thread's namespace: /proc/self is the process's first thread */
+	int fd = open("/proc/thread-self/mountinfo", O_RDONLY | O_CLOEXEC);
+	struct copies c = {0};
 	struct statx st;
+	size_t i;
 
-	if (!f || statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &st)) {
-		if (f)
-			fclose(f);
+	if (fd < 0)
 		return;
+	if (!statx(AT_FDCWD, "/", 0, STATX_MNT_ID, &st)) {
+		c.root = st.stx_mnt_id;
+		mountinfo_each(fd, note_copy, &c);
 	}
-	while (getline(&line, &cap, f) > 0) {
-		char **more;
-
-		if (sscanf(line, "%u %u %*s %*s %4095s", &id, &parent, mp) !=
-			    3 ||
-		    parent != st.stx_mnt_id || id == st.stx_mnt_id)
-			continue;
-		more = realloc(mps, (n + 1) * sizeof(*mps));
-		if (!more)
-			break;
-		mps = more;
-		mountinfo_unescape(mp);
-		mps[n] = strdup(mp);
-		if (mps[n])
-			n++;
+	close(fd);
+	for (i = 0; i < c.n; i++) {
+		umount2(c.mps[i], MNT_DETACH);
+		free(c.mps[i]);
 	}
-	fclose(f);
-	free(line);
-	for (i = 0; i < n; i++) {
-		umount2(mps[i], MNT_DETACH);
-		free(mps[i]);
-	}
-	free(mps);
+	free(c.mps);
 }
 
 /* The worker's namespace and root: 0, or -1. */

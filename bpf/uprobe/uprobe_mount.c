@@ -40,34 +40,27 @@ void uprobe_exclude_dir(const char *dir)
 	pthread_mutex_unlock(&mnt_lock);
 }
 
+/* mountinfo_each()'s callback: note a FUSE mount on excluded_dir */
+static int note_excluded(const struct mountinfo_entry *m, void *arg)
+{
+	if (!strncmp(m->fstype, "fuse", 4) &&
+	    !strcmp(m->mount_point, excluded_dir)) {
+		excluded_dev = makedev(m->major, m->minor);
+		excluded_known = true;
+	}
+	return 0;
+}
+
 /*
  * The device of the FUSE mount on excluded_dir, from /proc/self/mountinfo
- * (the topmost one): found without touching the mount. Lock held.
+ * (the topmost one, listed last): found without touching the mount. Lock
+ * held.
  */
 static void find_excluded_dev(void)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, *mp = malloc(PATH_MAX), *sep;
-	unsigned int maj, min;
 	struct statx st;
-	size_t cap = 0;
 
-	while (f && mp && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &maj, &min, mp) !=
-		    3)
-			continue;
-		sep = strstr(line, " - ");
-		mountinfo_unescape(mp);
-		if (sep && !strncmp(sep + 3, "fuse", 4) &&
-		    !strcmp(mp, excluded_dir)) {
-			excluded_dev = makedev(maj, min);
-			excluded_known = true;
-		}
-	}
-	free(line);
-	free(mp);
-	if (f)
-		fclose(f);
+	mountinfo_each(-1, note_excluded, NULL);
 	/* not listed (yet?): what is mounted there, without a sync */
 	if (!excluded_known &&
 	    !statx(AT_FDCWD, excluded_dir, AT_STATX_DONT_SYNC, STATX_TYPE, &st))

@@ -721,16 +721,21 @@ static pid_t root_holder(const struct walk *w)
 /* /proc/WRITER/root/... as /proc/HOLDER/root/... */
 static void holder_name(const struct walk *w, char *kp)
 {
-	char own[32];
+	char own[32], name[PATH_MAX];
 	pid_t holder;
+	int n;
 
 	snprintf(own, sizeof(own), "/proc/%d/root", (int)w->pid);
 	if (w->magic || w->pid <= 0 || strcmp(w->prefix, own))
 		return;
 	holder = root_holder(w);
-	if (holder != w->pid)
-		snprintf(kp, PATH_MAX, "/proc/%d/root%s", (int)holder,
-			 w->canon[0] ? w->canon : "/");
+	if (holder == w->pid)
+		return;
+	n = snprintf(name, sizeof(name), "/proc/%d/root%s", (int)holder,
+		     w->canon[0] ? w->canon : "/");
+	/* too long for the holder's prefix: the writer's name stays */
+	if (n > 0 && (size_t)n < sizeof(name))
+		memcpy(kp, name, n + 1);
 }
 
 int uprobe_view_resolve(const char *text, pid_t pid, const char *written,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build the libFuzzer targets with meson (clang, -Dfuzz=true: see
-# tests/fuzz/meson.build) and run each for FUZZ_SECONDS.
+# Build the libFuzzer targets with meson (clang, -Dfuzz=true -Dwerror=true:
+# see tests/fuzz/meson.build) and run each for FUZZ_SECONDS.
 # Usage: tests/fuzz/run.sh [OUTDIR]   (default /tmp/bpflinkfs-fuzz)
 # The build dir is OUTDIR/build; each target's log, corpus and crash inputs
 # are OUTDIR/fuzz_NAME.log, OUTDIR/corpus-NAME, OUTDIR/artifacts-NAME.
@@ -31,9 +31,9 @@ fi
 
 echo "== build: $build (CC=$cc, -Dfuzz=true)"
 if [ -f "$build/meson-private/coredata.dat" ]; then
-	set -- meson configure "$build" -Dfuzz=true
+	set -- meson configure "$build" -Dfuzz=true -Dwerror=true
 else
-	set -- meson setup "$build" "$root" -Dfuzz=true
+	set -- meson setup "$build" "$root" -Dfuzz=true -Dwerror=true
 fi
 if ! CC=$cc "$@" >"$out/setup.log" 2>&1; then
 	tail -n 20 "$out/setup.log"

@@ -69,6 +69,16 @@ assert_true "an empty pin_dir that was there stays" test -d "$P"
 assert_eq "and stays empty" "" "$(ls -A "$P")"
 rmdir "$P"
 
+# a pin_dir too long for DIR/link_ID under PATH_MAX (4096 bytes with its
+# NUL): refused before anything is made, never a pin at a cut path
+long=$BASE
+while [ ${#long} -lt 4085 ]; do long+=/$(printf 'd%.0s' {1..200}); done
+long=${long:0:4085}
+start "$long"
+assert_match "pin_dir of ${#long} bytes: refused, saying why" \
+	"path too long" "$OUT"
+assert_eq "pin_dir of ${#long} bytes: nothing made" "" "$(ls -A "$BASE")"
+
 # a pin_dir in use before: its pins and maps are the same ones after
 TGT=$(readlink -f "$TARGET")
 bl_mount -o "pin_dir=$P"

@@ -56,11 +56,11 @@ struct row {
 	}
 #define BAD(s, c, m)                                                           \
 	{                                                                      \
-		L(s), -EINVAL, c, m                                            \
+		L(s), -EINVAL, c, m, .ck = CMD_NONE                            \
 	}
 #define NOENT(s, c, m)                                                         \
 	{                                                                      \
-		L(s), -ENOENT, c, m                                            \
+		L(s), -ENOENT, c, m, .ck = CMD_NONE                            \
 	}
 #define PROBE .ck = CMD_PROBE
 
@@ -573,7 +573,7 @@ static void test_columns(void)
 {
 	static const struct {
 		const char *line, *path, *symbol;
-	} rows[] = {
+	} cols[] = {
 		{"u:/bin/bash:readline", "/bin/bash", "readline"},
 		{"  uprobe:\"/a b:c\":f+4 pid=1", "\"/a b:c\"", "f+4"},
 		{"ur:/x:0x10", "/x", "0x10"},
@@ -587,11 +587,11 @@ static void test_columns(void)
 	struct bl_error perr;
 	size_t i;
 
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const char *l = rows[i].line;
-		size_t want_p = strstr(l, rows[i].path) - l;
-		size_t want_s = strstr(l + want_p + strlen(rows[i].path),
-				       rows[i].symbol) -
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		const char *l = cols[i].line;
+		size_t want_p = strstr(l, cols[i].path) - l;
+		size_t want_s = strstr(l + want_p + strlen(cols[i].path),
+				       cols[i].symbol) -
 				l;
 		int ret = parse_line(l, strlen(l), &cmd, &perr);
 
