@@ -11,6 +11,7 @@
 #include "array_size.h"
 #include "tracing_probe.h"
 #include "perf_event_link.h"
+#include "tracefs.h"
 #include "kernel_offers.h"
 #include "access.h"
 #include "owned.h"

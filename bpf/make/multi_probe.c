@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 #include "perf_event_link.h"
+#include "tracefs.h"
 #include "counter_load.h"
 #include "multi_probe.h"
 #include "multi_targets.h"

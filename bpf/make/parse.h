@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The longest command (a probe line without the blanks around it) that
+ * makes links: every link keeps its command whole as its spec, in the
+ * tree, links.json, control's listing and a pin_dir's meta map (whose
+ * records have room for 8031 bytes). Longer ones are refused (EINVAL).
+ */
+#define COMMAND_MAX_BYTES 8000u
+
 #include "error.h"
 
 enum cmd_kind {

@@ -26,17 +26,13 @@
 #include <bpf/libbpf.h>
 
 #include "perf_event_link.h"
+#include "tracefs.h"
 #include "array_size.h"
 #include "link_info.h"
 #include "uprobe_fdroot.h"
 #include "uprobe_view.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
-
-static const char *const tracefs_roots[] = {
-	"/sys/kernel/tracing",
-	"/sys/kernel/debug/tracing",
-};
 
 static void set_err(struct bl_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -275,20 +271,6 @@ bool pmu_present(const char *name)
 
 	snprintf(path, sizeof(path), PMU_DIR "/%s", name);
 	return access(path, F_OK) == 0;
-}
-
-const char *tracefs_root(void)
-{
-	char path[64];
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
-		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return tracefs_roots[i];
-	}
-	return NULL;
 }
 
 /* The caret of a missing tracepoint: under its name when its category is

@@ -60,13 +60,6 @@ int perf_probe_open(const struct perf_probe *p, struct bl_error *e);
 int perf_link_create(int prog_fd, int perf_fd, uint64_t cookie);
 
 /**
- * tracefs_root() - where tracefs is mounted: /sys/kernel/tracing, else
- * /sys/kernel/debug/tracing (the directory that has events/)
- * Return: the path, or NULL when tracefs is not mounted.
- */
-const char *tracefs_root(void);
-
-/**
  * pmu_present() - the kernel has the PMU @name ("kprobe", "uprobe") in
  * /sys/bus/event_source/devices
  */

@@ -12,14 +12,6 @@
 
 struct owned;
 
-/*
- * The longest command (a probe line without the blanks around it) that
- * makes links: every link keeps its command whole as its spec, in the
- * tree, links.json, control's listing and a pin_dir's meta map (whose
- * records have room for 8031 bytes). Longer ones are refused (EINVAL).
- */
-#define COMMAND_MAX_BYTES 8000u
-
 /**
  * single_probe_create() - make the link(s) for one parsed probe line
  * without a wildcard (probe_create() in make_links.c sends wildcards and usdt

@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "counter_load.h"
-#include "single_probe.h"
+#include "parse.h"
 #include "log.h"
 #include "multi_targets.h"
 #include "owned_pins.h"

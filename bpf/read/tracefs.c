@@ -9,9 +9,28 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "perf_event_link.h"
+#include "array_size.h"
 #include "parse.h"
 #include "tracefs.h"
+
+static const char *const tracefs_roots[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+const char *tracefs_root(void)
+{
+	char path[64];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tracefs_roots); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs_roots[i]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return tracefs_roots[i];
+	}
+	return NULL;
+}
 
 /* A foreign tracepoint's category, when exactly one category has it. */
 static int tracefs_category_scan(const char *name, char *out, size_t len)

@@ -6,6 +6,13 @@
 #include <stddef.h>
 
 /**
+ * tracefs_root() - where tracefs is mounted: /sys/kernel/tracing, else
+ * /sys/kernel/debug/tracing (the directory that has events/)
+ * Return: the path, or NULL when tracefs is not mounted.
+ */
+const char *tracefs_root(void);
+
+/**
  * tracefs_category() - the category of a tracepoint named @name, when
  * exactly one category of tracefs's events/ has it; answers are kept for
  * a few seconds (a scan stats every category)
