@@ -1,20 +1,75 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Filling struct bl_error's message. */
+/* Filling struct bl_error: its errno and message, paths quoted short. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "error.h"
 
-void bl_errorf(struct bl_error *e, const char *fmt, ...)
+void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
 {
 	static const char cut[] = "...";
-	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
+	if (!e)
+		return;
 	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
 	if (n >= (int)sizeof(e->msg))
 		memcpy(e->msg + sizeof(e->msg) - sizeof(cut), cut, sizeof(cut));
+}
+
+void bl_errorf(struct bl_error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bl_verrorf(e, fmt, ap);
+	va_end(ap);
+}
+
+static int vfail(struct bl_error *e, int err, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int vfail(struct bl_error *e, int err, const char *fmt, va_list ap)
+{
+	if (e)
+		e->err = err;
+	bl_verrorf(e, fmt, ap);
+	return err;
+}
+
+int bl_fail(struct bl_error *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(e, err, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt,
+	       ...)
+{
+	va_list ap;
+
+	if (e)
+		e->column = column;
+	va_start(ap, fmt);
+	vfail(e, err, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *bl_path_cut(char *buf, size_t len, const char *path)
+{
+	size_t n = strlen(path), room, head;
+
+	if (n < len || len < sizeof("a...b"))
+		return path;
+	room = len - sizeof("...");
+	head = room / 3;
+	snprintf(buf, len, "%.*s...%s", (int)head, path,
+		 path + n - (room - head));
+	return buf;
 }

@@ -6,6 +6,7 @@
 #ifndef BPFLINKFS_ERROR_H
 #define BPFLINKFS_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /**
@@ -23,13 +24,51 @@ struct bl_error {
 
 /**
  * bl_errorf() - set @e's message from @fmt (printf), as much as fits
- * @e: the error; only its message changes
+ * @e: the error; only its message changes. NULL: a caller that wants no
+ *     message (nothing is written)
  *
  * A message can quote a line or a path longer than the buffer: it is cut
  * and ends with "..." then, instead of ending mid-word without a sign.
  */
 void bl_errorf(struct bl_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/**
+ * bl_fail() - @e fails with @err: its errno and message (bl_errorf())
+ * @e: the error (or NULL, as for bl_errorf()); its column stays as it is
+ * @err: -errno
+ * Return: @err, so that a step can `return bl_fail(e, -ENOENT, ...)`.
+ */
+int bl_fail(struct bl_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * bl_fail_at() - bl_fail(), and the caret under @column of the line
+ * Return: @err.
+ */
+int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
+
+/**
+ * bl_verrorf() - bl_errorf() with a va_list, for a step's own wrapper
+ * (the parser's lex_fail(), the uprobe resolver's uprobe_set_err())
+ */
+void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/* The room bl_path_cut() is given in messages: a few paths still leave
+ * the cause and what to do in struct bl_error's message. */
+#define BL_PATH_SHOWN 64
+
+/**
+ * bl_path_cut() - @path as a message quotes it: whole when it fits in @len
+ * bytes, else its start and its end around "..." (the middle is what a
+ * reader needs least: where it is, and what it is called)
+ * @buf: room for the cut path, @len bytes (BL_PATH_SHOWN, usually; at
+ *       least 6, or @path is returned whole)
+ * Return: @path or @buf.
+ */
+const char *bl_path_cut(char *buf, size_t len, const char *path);
 
 /*
  * The kernel's internal ENOTSUPP (include/linux/errno.h), which uprobes

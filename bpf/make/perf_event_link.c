@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,20 +32,6 @@
 #include "uprobe_view.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices"
-
-static void set_err(struct bl_error *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void set_err(struct bl_error *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!e)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* Read a small sysfs/tracefs file into @buf, NUL-terminated. */
 static int read_small(const char *path, char *buf, size_t len)
@@ -164,11 +149,11 @@ static int ref_ctr_shift(struct bl_error *e)
 	if (read_small(PMU_DIR "/uprobe/format/ref_ctr_offset", buf,
 		       sizeof(buf)) ||
 	    sscanf(buf, "config:%d-%d", &lo, &hi) != 2 || lo < 1 || hi > 63 ||
-	    lo > hi) {
-		set_err(e, "this kernel cannot raise a USDT semaphore (no "
-			   "ref_ctr_offset in the uprobe PMU, kernel 4.20+)");
-		return -EOPNOTSUPP;
-	}
+	    lo > hi)
+		return bl_fail(
+			e, -EOPNOTSUPP,
+			"this kernel cannot raise a USDT semaphore (no "
+			"ref_ctr_offset in the uprobe PMU, kernel 4.20+)");
 	return lo;
 }
 
@@ -195,21 +180,18 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 	int bit, fd, err;
 
 	err = probe_pmu(is_k ? "kprobe" : "uprobe", &type, &bit);
-	if (err == -ENOENT) {
-		set_err(e,
+	if (err == -ENOENT)
+		return bl_fail(
+			e, -EOPNOTSUPP,
 			is_k ? "this kernel has no kprobe support (CONFIG_KPROBES)"
 			     : "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
-		return -EOPNOTSUPP;
-	}
-	if (err) {
-		set_err(e, "cannot read the %s PMU in " PMU_DIR ": %s",
-			is_k ? "kprobe" : "uprobe", strerror(-err));
-		return err;
-	}
-	if (!p->target || !*p->target) {
-		set_err(e, "no %s given", is_k ? "function" : "file");
-		return -EINVAL;
-	}
+	if (err)
+		return bl_fail(e, err,
+			       "cannot read the %s PMU in " PMU_DIR ": %s",
+			       is_k ? "kprobe" : "uprobe", strerror(-err));
+	if (!p->target || !*p->target)
+		return bl_fail(e, -EINVAL, "no %s given",
+			       is_k ? "function" : "file");
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = type;
@@ -244,18 +226,16 @@ static int open_kuprobe(const struct perf_probe *p, struct bl_error *e)
 	 * errno past 511 and the writer would wait for ever): say so with
 	 * the errno users know.
 	 */
-	if (fd == -ENOTSUPP_KERNEL) {
-		set_err(e,
-			"%s %s+0x%llx: an instruction the kernel cannot "
-			"probe",
-			probe_kind_name(p->kind), p->target,
-			(unsigned long long)p->offset);
-		return -EOPNOTSUPP;
-	}
+	if (fd == -ENOTSUPP_KERNEL)
+		return bl_fail(e, -EOPNOTSUPP,
+			       "%s %s+0x%llx: an instruction the kernel cannot "
+			       "probe",
+			       probe_kind_name(p->kind), p->target,
+			       (unsigned long long)p->offset);
 	if (fd < 0)
-		set_err(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
-			p->target, (unsigned long long)p->offset,
-			strerror(-fd));
+		bl_errorf(e, "%s %s+0x%llx: %s", probe_kind_name(p->kind),
+			  p->target, (unsigned long long)p->offset,
+			  strerror(-fd));
 	return fd;
 }
 
@@ -278,8 +258,9 @@ bool pmu_present(const char *name)
 static void tracepoint_missing(const struct perf_probe *p, int cat_fd,
 			       struct bl_error *e)
 {
-	set_err(e, "no tracepoint %s:%s", p->tp_category ? p->tp_category : "",
-		p->tp_name ? p->tp_name : "");
+	bl_errorf(e, "no tracepoint %s:%s",
+		  p->tp_category ? p->tp_category : "",
+		  p->tp_name ? p->tp_name : "");
 	if (e)
 		e->column = cat_fd >= 0 ? p->tp_name_col : p->tp_category_col;
 }
@@ -292,8 +273,8 @@ static int tracepoint_id(const struct perf_probe *p, unsigned long *id,
 	int cat_fd, err;
 
 	if (!root) {
-		set_err(e, "tracefs is not mounted: "
-			   "mount -t tracefs nodev /sys/kernel/tracing");
+		bl_errorf(e, "tracefs is not mounted: "
+			     "mount -t tracefs nodev /sys/kernel/tracing");
 		if (e)
 			e->column = p->tp_category_col;
 		return -ENOENT;
@@ -310,7 +291,8 @@ static int tracepoint_id(const struct perf_probe *p, unsigned long *id,
 		if (err == -ENOTDIR)
 			err = -ENOENT;
 		else if (err && err != -ENOENT)
-			set_err(e, "cannot read %s: %s", path, strerror(-err));
+			bl_errorf(e, "cannot read %s: %s", path,
+				  strerror(-err));
 	}
 	if (err == -ENOENT)
 		tracepoint_missing(p, cat_fd, e);
@@ -337,8 +319,8 @@ static int open_tracepoint(const struct perf_probe *p, struct bl_error *e)
 	if (fd == -ENOENT && e)
 		e->column = p->tp_name_col; /* it exists: under its name */
 	if (fd < 0)
-		set_err(e, "tracepoint %s:%s: %s", p->tp_category, p->tp_name,
-			strerror(-fd));
+		bl_errorf(e, "tracepoint %s:%s: %s", p->tp_category, p->tp_name,
+			  strerror(-fd));
 	return fd;
 }
 
@@ -361,19 +343,18 @@ static int open_event(const struct perf_probe *p, struct bl_error *e)
 	fd = sys_perf_event_open(&attr, p->pid, p->cpu);
 	if (fd >= 0)
 		return fd;
-	if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP)) {
-		set_err(e, "no hardware PMU (typical in virtual machines)");
-		return -ENOENT;
-	}
-	set_err(e, "%s event %llu on cpu %d pid %d: %s",
-		hw ? "hardware" : "software", (unsigned long long)p->config,
-		p->cpu, (int)p->pid, strerror(-fd));
-	return fd;
+	if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP))
+		return bl_fail(e, -ENOENT,
+			       "no hardware PMU (typical in virtual machines)");
+	return bl_fail(e, fd, "%s event %llu on cpu %d pid %d: %s",
+		       hw ? "hardware" : "software",
+		       (unsigned long long)p->config, p->cpu, (int)p->pid,
+		       strerror(-fd));
 }
 
 int perf_probe_open(const struct perf_probe *p, struct bl_error *e)
 {
-	set_err(e, "%s", "");
+	bl_errorf(e, "%s", "");
 	switch (p->kind) {
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE:
@@ -389,8 +370,7 @@ int perf_probe_open(const struct perf_probe *p, struct bl_error *e)
 	default:
 		break;
 	}
-	set_err(e, "unknown probe kind %d", (int)p->kind);
-	return -EINVAL;
+	return bl_fail(e, -EINVAL, "unknown probe kind %d", (int)p->kind);
 }
 
 int perf_link_create(int prog_fd, int perf_fd, uint64_t cookie)
@@ -486,28 +466,23 @@ static int check_prog(int fd, const char *path, enum probe_kind kind,
 	int want, err;
 
 	want = prog_type_for(kind, &want_name);
-	if (want < 0) {
-		set_err(e, "unknown probe kind %d", (int)kind);
-		return want;
-	}
-	if (!bpf_fd_is("bpf-prog", fd)) {
-		set_err(e, "%s is not a BPF program", path);
-		return -EINVAL;
-	}
+	if (want < 0)
+		return bl_fail(e, want, "unknown probe kind %d", (int)kind);
+	if (!bpf_fd_is("bpf-prog", fd))
+		return bl_fail(e, -EINVAL, "%s is not a BPF program", path);
 	memset(&info, 0, sizeof(info));
 	err = bpf_obj_get_info_by_fd(fd, &info, &len);
 	if (err) {
 		err = -errno;
-		set_err(e, "%s: %s", path, strerror(errno));
-		return err;
+		return bl_fail(e, err, "%s: %s", path, strerror(errno));
 	}
 	if (info.type != (uint32_t)want) {
 		const char *have = libbpf_bpf_prog_type_str(info.type);
 
-		set_err(e, "%s is a %s program; a %s needs a %s program", path,
-			have ? have : "unknown", probe_kind_name(kind),
-			want_name);
-		return -EINVAL;
+		return bl_fail(e, -EINVAL,
+			       "%s is a %s program; a %s needs a %s program",
+			       path, have ? have : "unknown",
+			       probe_kind_name(kind), want_name);
 	}
 	return 0;
 }
@@ -531,7 +506,7 @@ static int outside_own_mount(const char *path, struct bl_error *e)
 	int err = uprobe_view_outside_mount(path, &te);
 
 	if (err == -EINVAL)
-		set_err(e, "prog=%s", te.e.msg);
+		bl_errorf(e, "prog=%s", te.e.msg);
 	return err;
 }
 
@@ -539,11 +514,9 @@ int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 {
 	int fd, err;
 
-	set_err(e, "%s", "");
-	if (!path || !*path) {
-		set_err(e, "no program path given");
-		return -EINVAL;
-	}
+	bl_errorf(e, "%s", "");
+	if (!path || !*path)
+		return bl_fail(e, -EINVAL, "no program path given");
 	err = outside_own_mount(path, e);
 	if (err)
 		return err;
@@ -551,12 +524,10 @@ int prog_open_pinned(const char *path, enum probe_kind kind, struct bl_error *e)
 	if (fd < 0) {
 		err = errno;
 		/* The kernel answers EACCES for a file outside bpffs. */
-		if (err != ENOENT && !on_bpffs(path)) {
-			set_err(e, "%s is not in a BPF filesystem", path);
-			return -EINVAL;
-		}
-		set_err(e, "%s: %s", path, strerror(err));
-		return -err;
+		if (err != ENOENT && !on_bpffs(path))
+			return bl_fail(e, -EINVAL,
+				       "%s is not in a BPF filesystem", path);
+		return bl_fail(e, -err, "%s: %s", path, strerror(err));
 	}
 	err = check_prog(fd, path, kind, e);
 	if (err) {

@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,19 +41,6 @@ static struct btf *vmlinux(void)
 {
 	pthread_once(&vmlinux_once, vmlinux_load);
 	return vmlinux_btf;
-}
-
-static void set_err(struct bl_error *e, size_t column, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(struct bl_error *e, size_t column, const char *fmt, ...)
-{
-	va_list ap;
-
-	e->column = column;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
 }
 
 /*
@@ -139,12 +125,11 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 	int id;
 
 	*obj_fd = -1;
-	if (!base) {
-		set_err(e, p->symbol_col,
+	if (!base)
+		return bl_fail_at(
+			e, -EOPNOTSUPP, p->symbol_col,
 			"no kernel BTF (/sys/kernel/btf/vmlinux): %s needs it",
 			probe_kind_name(p->kind));
-		return -EOPNOTSUPP;
-	}
 	if (p->path[0]) {
 		module_name(p->path, mod, sizeof(mod));
 		btf = btf__load_module_btf(mod, base);
@@ -152,10 +137,10 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 		if (*obj_fd < 0) {
 			if (!libbpf_get_error(btf))
 				btf__free(btf);
-			set_err(e, p->path_col,
+			return bl_fail_at(
+				e, -ENOENT, p->path_col,
 				"no module '%s' with BTF (/sys/kernel/btf/%s)",
 				p->path, mod);
-			return -ENOENT;
 		}
 	}
 	id = btf__find_by_name_kind(btf, p->symbol, BTF_KIND_FUNC);
@@ -171,12 +156,13 @@ static int btf_target(const struct probe_spec *p, __u32 *type_id, int *obj_fd,
 		close(*obj_fd);
 	*obj_fd = -1;
 	if (p->path[0])
-		set_err(e, p->symbol_col,
-			"no function '%s' in the BTF of %s (not a kernel "
-			"function, or inlined)",
-			p->symbol, p->path);
+		bl_fail_at(e, -ENOENT, p->symbol_col,
+			   "no function '%s' in the BTF of %s (not a kernel "
+			   "function, or inlined)",
+			   p->symbol, p->path);
 	else
-		set_err(e, p->symbol_col,
+		bl_fail_at(
+			e, -ENOENT, p->symbol_col,
 			"no function '%s' in the BTF of vmlinux (not a kernel "
 			"function, or inlined; in a module: %s:MODULE:%s)",
 			p->symbol, probe_kind_name(p->kind), p->symbol);
@@ -308,16 +294,17 @@ static int fentry_link(const struct probe_spec *p,
 		prog_fd = tracing_load(skel, type, tt->btf_id, tt->obj_fd, log,
 				       VERIFIER_LOG_BYTES);
 	if (prog_fd == -EPERM)
-		set_err(e, p->symbol_col,
-			"this kernel or host refuses to load %s programs "
-			"(EPERM at load as root: no BPF trampolines, or a "
-			"lockdown/LSM policy)",
-			probe_kind_name(p->kind));
+		bl_fail_at(e, -EOPNOTSUPP, p->symbol_col,
+			   "this kernel or host refuses to load %s programs "
+			   "(EPERM at load as root: no BPF trampolines, or a "
+			   "lockdown/LSM policy)",
+			   probe_kind_name(p->kind));
 	else if (prog_fd < 0)
-		set_err(e, p->symbol_col,
-			"the kernel refused %s on '%s': %s%s%s",
-			probe_kind_name(p->kind), p->symbol, strerror(-prog_fd),
-			log[0] ? ": " : "", log_tail(log));
+		bl_fail_at(e, prog_fd, p->symbol_col,
+			   "the kernel refused %s on '%s': %s%s%s",
+			   probe_kind_name(p->kind), p->symbol,
+			   strerror(-prog_fd), log[0] ? ": " : "",
+			   log_tail(log));
 	free(log);
 	if (prog_fd == -EPERM)
 		return -EOPNOTSUPP;
@@ -327,8 +314,9 @@ static int fentry_link(const struct probe_spec *p,
 	lfd = lfd < 0 ? -errno : lfd;
 	close(prog_fd);
 	if (lfd < 0)
-		set_err(e, p->symbol_col, "cannot attach %s to '%s': %s",
-			probe_kind_name(p->kind), p->symbol, strerror(-lfd));
+		bl_fail_at(e, lfd, p->symbol_col,
+			   "cannot attach %s to '%s': %s",
+			   probe_kind_name(p->kind), p->symbol, strerror(-lfd));
 	return lfd;
 }
 
@@ -342,22 +330,21 @@ static int rawtp_link(const struct probe_spec *p,
 	if (p->path[0]) {
 		module_name(p->path, mod, sizeof(mod));
 		snprintf(path, sizeof(path), "/sys/module/%s", mod);
-		if (access(path, F_OK)) {
-			set_err(e, p->path_col, "no module '%s' loaded",
-				p->path);
-			return -ENOENT;
-		}
+		if (access(path, F_OK))
+			return bl_fail_at(e, -ENOENT, p->path_col,
+					  "no module '%s' loaded", p->path);
 	}
 	lfd = bpf_raw_tracepoint_open(p->symbol,
 				      bpf_program__fd(instance_prog(skel)));
 	lfd = lfd < 0 ? -errno : lfd;
 	if (lfd == -ENOENT)
-		set_err(e, p->symbol_col, "no raw tracepoint '%s'", p->symbol);
+		bl_fail_at(e, lfd, p->symbol_col, "no raw tracepoint '%s'",
+			   p->symbol);
 	else if (lfd < 0)
-		set_err(e, p->symbol_col,
-			"cannot attach to raw tracepoint "
-			"'%s': %s",
-			p->symbol, strerror(-lfd));
+		bl_fail_at(e, lfd, p->symbol_col,
+			   "cannot attach to raw tracepoint "
+			   "'%s': %s",
+			   p->symbol, strerror(-lfd));
 	return lfd;
 }
 
@@ -376,8 +363,8 @@ int tracing_link_create(const struct probe_spec *p, struct counter *c,
 		tt.ret_off = EVENTS_NO_RET;
 	lfd = instance_open(c, slot, tt.ret_off, &skel);
 	if (lfd) {
-		set_err(e, 0, "cannot load the built-in program: %s",
-			strerror(-lfd));
+		bl_fail_at(e, lfd, 0, "cannot load the built-in program: %s",
+			   strerror(-lfd));
 	} else {
 		if (p->kind == PROBE_RAWTP)
 			lfd = rawtp_link(p, skel, e);
