@@ -27,14 +27,24 @@ void bl_errorf(struct bl_error *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int vfail(struct bl_error *e, int err, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-
-static int vfail(struct bl_error *e, int err, const char *fmt, va_list ap)
+int bl_vfail_at(struct bl_error *e, int err, size_t column, const char *fmt,
+		va_list ap)
 {
-	if (e)
+	if (e) {
 		e->err = err;
+		e->column = column;
+	}
 	bl_verrorf(e, fmt, ap);
+	return err;
+}
+
+int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bl_vfail_at(e, err, column, fmt, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -42,21 +52,10 @@ int bl_fail(struct bl_error *e, int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vfail(e, err, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt,
-	       ...)
-{
-	va_list ap;
-
 	if (e)
-		e->column = column;
+		e->err = err;
 	va_start(ap, fmt);
-	vfail(e, err, fmt, ap);
+	bl_verrorf(e, fmt, ap);
 	va_end(ap);
 	return err;
 }

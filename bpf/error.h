@@ -46,12 +46,20 @@ int bl_fail(struct bl_error *e, int err, const char *fmt, ...)
  * bl_fail_at() - bl_fail(), and the caret under @column of the line
  * Return: @err.
  */
-int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt,
-	       ...) __attribute__((format(printf, 4, 5)));
+int bl_fail_at(struct bl_error *e, int err, size_t column, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/**
+ * bl_vfail_at() - bl_fail_at() with a va_list, for a step's own wrapper
+ * (the parser's lex_fail())
+ * Return: @err.
+ */
+int bl_vfail_at(struct bl_error *e, int err, size_t column, const char *fmt,
+		va_list ap) __attribute__((format(printf, 4, 0)));
 
 /**
  * bl_verrorf() - bl_errorf() with a va_list, for a step's own wrapper
- * (the parser's lex_fail(), the uprobe resolver's uprobe_set_err())
+ * (the uprobe resolver's uprobe_set_err())
  */
 void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

@@ -17,34 +17,28 @@
 #include "sight.h"
 #include "sight.skel.h"
 
-static int refuse(struct bl_error *e, size_t col, const char *msg)
-{
-	snprintf(e->msg, sizeof(e->msg), "%s", msg);
-	e->column = col;
-	return -EOPNOTSUPP;
-}
-
 int sight_check(const struct probe_spec *p, struct bl_error *e)
 {
 	bool tracing = p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT ||
 		       p->kind == PROBE_RAWTP;
 
 	if (tracing && p->opts & OPT_STACKS)
-		return refuse(e, p->stacks_col,
-			      "stacks= on fentry, fexit and rawtracepoint "
-			      "links is not supported by this build");
+		return bl_fail_at(e, -EOPNOTSUPP, p->stacks_col,
+				  "stacks= on fentry, fexit and rawtracepoint "
+				  "links is not supported by this build");
 	if (tracing && p->opts & OPT_LATENCY)
-		return refuse(e, p->latency_col,
-			      "latency on fentry is not supported by this "
-			      "build (it times calls of user code only)");
+		return bl_fail_at(e, -EOPNOTSUPP, p->latency_col,
+				  "latency on fentry is not supported by this "
+				  "build (it times calls of user code only)");
 	if (tracing && p->opts & OPT_BY)
-		return refuse(e, p->by_col,
-			      "by= on fentry, fexit and rawtracepoint links is "
-			      "not supported by this build");
+		return bl_fail_at(
+			e, -EOPNOTSUPP, p->by_col,
+			"by= on fentry, fexit and rawtracepoint links is "
+			"not supported by this build");
 	if (p->opts & OPT_LATENCY && p->kind == PROBE_KPROBE)
-		return refuse(e, p->latency_col,
-			      "latency on kprobes is not supported by this "
-			      "build (it times calls of user code only)");
+		return bl_fail_at(e, -EOPNOTSUPP, p->latency_col,
+				  "latency on kprobes is not supported by this "
+				  "build (it times calls of user code only)");
 	return 0;
 }
 

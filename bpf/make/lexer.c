@@ -8,17 +8,14 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 int lex_fail(struct lexer *lx, int err, size_t col, const char *fmt, ...)
 {
 	va_list ap;
 
-	lx->perr->err = err;
-	lx->perr->column = col;
 	va_start(ap, fmt);
-	vsnprintf(lx->perr->msg, PARSE_MSG_MAX, fmt, ap);
+	bl_vfail_at(lx->perr, err, col, fmt, ap);
 	va_end(ap);
 	return err;
 }

@@ -13,8 +13,7 @@
 
 #include "error.h"
 
-/* Longer tokens are cut in messages, which must fit PARSE_MSG_MAX. */
-#define PARSE_MSG_MAX 160 /* as error_log has always shown them */
+/* Longer tokens are cut in messages, so that the message around them fits. */
 #define QUOTE_MAX 48
 #define TOK_FMT "'%.*s%s'"
 #define TOK_ARGS(lx, b, e)                                                     \
@@ -82,7 +81,7 @@ static inline bool is_usym_char(unsigned char c)
 
 /**
  * lex_fail() - record an error in lx->perr: @err, the caret @col, the
- * message (cut to PARSE_MSG_MAX)
+ * message (cut as bl_errorf() cuts it)
  * Return: @err, so that callers can `return lex_fail(...)`.
  */
 __attribute__((format(printf, 4, 5))) int

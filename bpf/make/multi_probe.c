@@ -89,22 +89,20 @@ static int kprobe_glob(const struct probe_spec *p, struct uprobe_matches *m,
 
 	e->column = p->symbol_col;
 	/* as for kprobe:FUNC: say what the kernel lacks, not what it hides */
-	if (!pmu_present("kprobe") && !multi_link_creatable(false)) {
-		snprintf(e->msg, sizeof(e->msg),
-			 "this kernel has no kprobe support (no kprobe PMU, "
-			 "no kprobe_multi links)");
-		return -EOPNOTSUPP;
-	}
+	if (!pmu_present("kprobe") && !multi_link_creatable(false))
+		return bl_fail(
+			e, -EOPNOTSUPP,
+			"this kernel has no kprobe support (no kprobe PMU, "
+			"no kprobe_multi links)");
 	snprintf(path, sizeof(path), "%s/available_filter_functions",
 		 root ? root : "/sys/kernel/tracing");
 	f = root ? fopen(path, "re") : NULL;
-	if (!f && !root) {
-		snprintf(e->msg, sizeof(e->msg),
-			 "tracefs is not mounted, and a kprobe pattern is "
-			 "matched against its available_filter_functions "
-			 "(mount -t tracefs nodev /sys/kernel/tracing)");
-		return -ENOENT;
-	}
+	if (!f && !root)
+		return bl_fail(
+			e, -ENOENT,
+			"tracefs is not mounted, and a kprobe pattern is "
+			"matched against its available_filter_functions "
+			"(mount -t tracefs nodev /sys/kernel/tracing)");
 	if (!f) {
 		err = -errno;
 		bl_errorf(e, "cannot read %s to match a pattern: %s", path,
@@ -299,21 +297,21 @@ static void unprobeable_error(int prog, const struct probe_spec *p,
 	const struct uprobe_match *m = bad >= 0 ? &t->m.m[bad] : NULL;
 
 	if (m && m->name)
-		snprintf(e->msg, sizeof(e->msg),
-			 "%s (file offset 0x%llx), a target of the %zu, is an "
-			 "instruction the kernel cannot probe; leave it out "
-			 "of the pattern",
-			 m->name, (unsigned long long)m->offset, t->m.n);
+		bl_errorf(e,
+			  "%s (file offset 0x%llx), a target of the %zu, is an "
+			  "instruction the kernel cannot probe; leave it out "
+			  "of the pattern",
+			  m->name, (unsigned long long)m->offset, t->m.n);
 	else if (m)
-		snprintf(e->msg, sizeof(e->msg),
-			 "the target at file offset 0x%llx, of the %zu, is "
-			 "an instruction the kernel cannot probe",
-			 (unsigned long long)m->offset, t->m.n);
+		bl_errorf(e,
+			  "the target at file offset 0x%llx, of the %zu, is "
+			  "an instruction the kernel cannot probe",
+			  (unsigned long long)m->offset, t->m.n);
 	else
-		snprintf(e->msg, sizeof(e->msg),
-			 "a target of the %zu is an instruction the kernel "
-			 "cannot probe; narrow the pattern",
-			 t->m.n);
+		bl_errorf(e,
+			  "a target of the %zu is an instruction the kernel "
+			  "cannot probe; narrow the pattern",
+			  t->m.n);
 	e->column = p->symbol_col;
 }
 
@@ -354,10 +352,9 @@ static int multi_sight_prog(struct owned *o, const struct probe_spec *p,
 	fd = type < 0 ? type
 		      : sight_prog_load(owned_counter(o), p, slot, n, type);
 	if (fd < 0)
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program with %s: %s",
-			 p->opts & OPT_LATENCY ? "latency" : "its options",
-			 strerror(-fd));
+		bl_errorf(e, "cannot load the built-in program with %s: %s",
+			  p->opts & OPT_LATENCY ? "latency" : "its options",
+			  strerror(-fd));
 	return fd;
 }
 
@@ -381,10 +378,10 @@ static int multi_prog(struct owned *o, const struct probe_spec *p, int slot,
 	}
 	fd = counter_multi_prog_fd(owned_counter(o), is_uprobe(p));
 	if (fd < 0)
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program for a multi link: "
-			 "%s",
-			 strerror(-fd));
+		bl_errorf(e,
+			  "cannot load the built-in program for a multi link: "
+			  "%s",
+			  strerror(-fd));
 	return fd;
 }
 
@@ -413,11 +410,11 @@ static int multi_attach(struct owned *o, const struct probe_spec *p,
 			fd = -EOPNOTSUPP;
 			unprobeable_error(prog, p, t, cookies, e);
 		} else if (fd < 0) {
-			snprintf(e->msg, sizeof(e->msg),
-				 "cannot create the %s link of %zu targets: %s",
-				 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi",
-				 t->m.n, strerror(-fd));
-			e->column = p->symbol_col;
+			bl_fail_at(
+				e, fd, p->symbol_col,
+				"cannot create the %s link of %zu targets: %s",
+				is_uprobe(p) ? "uprobe_multi" : "kprobe_multi",
+				t->m.n, strerror(-fd));
 		}
 		if (close_it)
 			close(prog);
@@ -482,9 +479,8 @@ static int multi_pair_return(struct owned *o, const struct probe_spec *p,
 	ret->opts &= ~OPT_SIGHT; /* latency shows on the entry link */
 	lfd = uprobe_multi_link(rfd, p, t, cookies, true, false);
 	if (lfd < 0)
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot create the return link of %zu targets: %s",
-			 t->m.n, strerror(-lfd));
+		bl_errorf(e, "cannot create the return link of %zu targets: %s",
+			  t->m.n, strerror(-lfd));
 	err = lfd < 0 ? lfd
 		      : multi_register(o, ret, t, -1, line, len, &lfd, e, &rid);
 	if (lfd >= 0 && err) /* else the registry holds it */
@@ -515,17 +511,17 @@ static int multi_pair_make(struct owned *o, const struct probe_spec *p,
 		err = sight_pair_load(owned_counter(o), p, slot, t->m.n,
 				      COUNTER_ATTACH_UPROBE_MULTI, &efd, &rfd);
 	if (err)
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program with latency: %s",
-			 strerror(-err));
+		bl_errorf(e,
+			  "cannot load the built-in program with latency: %s",
+			  strerror(-err));
 	if (!err) {
 		lfd = uprobe_multi_link(efd, p, t, cookies, false, false);
 		err = lfd < 0 ? lfd : 0;
 		if (err)
-			snprintf(e->msg, sizeof(e->msg),
-				 "cannot create the uprobe_multi link of %zu "
-				 "targets: %s",
-				 t->m.n, strerror(-err));
+			bl_errorf(e,
+				  "cannot create the uprobe_multi link of %zu "
+				  "targets: %s",
+				  t->m.n, strerror(-err));
 	}
 	if (!err)
 		err = multi_register(o, p, t, slot, line, len, &lfd, e, id);
@@ -611,9 +607,8 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 		slot = counter_slot_alloc_range(owned_counter(o), t->m.n);
 		if (slot < 0) {
 			err = slot;
-			snprintf(e->msg, sizeof(e->msg),
-				 "out of counter slots for %zu targets",
-				 t->m.n);
+			bl_errorf(e, "out of counter slots for %zu targets",
+				  t->m.n);
 		}
 	}
 	if (!err)

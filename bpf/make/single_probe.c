@@ -39,9 +39,8 @@ static int program_for(struct owned *o, const struct probe_spec *p,
 	} else {
 		fd = counter_prog_fd(owned_counter(o), p->kind, instance);
 		if (fd < 0)
-			snprintf(e->msg, sizeof(e->msg),
-				 "cannot load the built-in program: %s",
-				 strerror(-fd));
+			bl_errorf(e, "cannot load the built-in program: %s",
+				  strerror(-fd));
 	}
 	if (fd < 0)
 		return fd;
@@ -113,18 +112,16 @@ static int link_attach_sight(struct owned *o, const struct probe_spec *p,
 {
 	int prog = sight_prog_load(owned_counter(o), p, (__u32)cookie, 1, 0);
 
-	if (prog < 0) {
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program with its options: "
-			 "%s",
-			 strerror(-prog));
-		return prog;
-	}
+	if (prog < 0)
+		return bl_fail(
+			e, prog,
+			"cannot load the built-in program with its options: "
+			"%s",
+			strerror(-prog));
 	*lfd = perf_link_create(prog, pfd, cookie);
 	close(prog);
 	if (*lfd < 0)
-		snprintf(e->msg, sizeof(e->msg), "cannot create the link: %s",
-			 strerror(-*lfd));
+		bl_errorf(e, "cannot create the link: %s", strerror(-*lfd));
 	return *lfd < 0 ? *lfd : 0;
 }
 
@@ -156,13 +153,13 @@ static int link_attach(struct owned *o, const struct probe_spec *p, int pfd,
 		if (err == -EEXIST)
 			err = -E2BIG;
 		if (err == -E2BIG && p->kind == PROBE_TRACEPOINT)
-			snprintf(e->msg, sizeof(e->msg),
-				 "64 programs run on this tracepoint, the "
-				 "kernel's limit (removed links count until "
-				 "the kernel has released them)");
+			bl_errorf(e,
+				  "64 programs run on this tracepoint, the "
+				  "kernel's limit (removed links count until "
+				  "the kernel has released them)");
 		else if (err)
-			snprintf(e->msg, sizeof(e->msg),
-				 "cannot create the link: %s", strerror(-err));
+			bl_errorf(e, "cannot create the link: %s",
+				  strerror(-err));
 		break;
 	}
 	return err;
@@ -179,8 +176,7 @@ static int perf_prog_link(int prog, const struct perf_probe *pp, __u64 cookie,
 	lfd = perf_link_create(prog, pfd, cookie);
 	close(pfd);
 	if (lfd < 0)
-		snprintf(e->msg, sizeof(e->msg), "cannot create the link: %s",
-			 strerror(-lfd));
+		bl_errorf(e, "cannot create the link: %s", strerror(-lfd));
 	return lfd;
 }
 
@@ -229,15 +225,13 @@ static int perf_pair_make(struct owned *o, const struct probe_spec *p,
 	int slot = counter_slot_alloc(c), efd = -1, rfd = -1, lfd = -1, err;
 	struct perf_probe pp;
 
-	if (slot < 0) {
-		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
-		return slot;
-	}
+	if (slot < 0)
+		return bl_fail(e, slot, "out of counter slots");
 	err = sight_pair_load(c, p, slot, 1, 0, &efd, &rfd);
 	if (err)
-		snprintf(e->msg, sizeof(e->msg),
-			 "cannot load the built-in program with latency: %s",
-			 strerror(-err));
+		bl_errorf(e,
+			  "cannot load the built-in program with latency: %s",
+			  strerror(-err));
 	perf_probe_fill(p, ut, &pp, -1);
 	if (!err) {
 		lfd = perf_prog_link(efd, &pp, slot, e);
@@ -274,8 +268,7 @@ int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
 		slot = counter_slot_alloc(owned_counter(o));
 		if (slot < 0) {
 			err = slot;
-			snprintf(e->msg, sizeof(e->msg),
-				 "out of counter slots");
+			bl_errorf(e, "out of counter slots");
 		}
 		cookie = slot;
 	}
@@ -325,10 +318,8 @@ static int link_tracing(struct owned *o, const struct probe_spec *p,
 	if (err)
 		return err;
 	slot = counter_slot_alloc(c);
-	if (slot < 0) {
-		snprintf(e->msg, sizeof(e->msg), "out of counter slots");
-		return slot;
-	}
+	if (slot < 0)
+		return bl_fail(e, slot, "out of counter slots");
 	lfd = tracing_link_create(p, c, slot, e);
 	err = lfd < 0 ? lfd
 		      : link_register(o, p, NULL, &pp, 0, slot, spec, &lfd, e,
@@ -361,15 +352,12 @@ static size_t option_column(const char *line, size_t len, const char *key)
 static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
 		      int n, struct bl_error *e)
 {
-	if (n != -ENXIO) {
-		snprintf(e->msg, sizeof(e->msg), "cannot read online CPUs");
-		return n;
-	}
-	snprintf(e->msg, sizeof(e->msg),
-		 "cpu %d is not online (see /sys/devices/system/cpu/online)",
-		 p->cpu);
-	e->column = option_column(line, len, "cpu=");
-	return -EINVAL;
+	if (n != -ENXIO)
+		return bl_fail(e, n, "cannot read online CPUs");
+	return bl_fail_at(
+		e, -EINVAL, option_column(line, len, "cpu="),
+		"cpu %d is not online (see /sys/devices/system/cpu/online)",
+		p->cpu);
 }
 
 int single_probe_create(struct owned *o, const struct probe_spec *p,

@@ -75,20 +75,18 @@ static struct btf *btf_open(const struct probe_spec *p, struct btf **base,
 	*base = btf__load_vmlinux_btf();
 	if (libbpf_get_error(*base)) {
 		*base = NULL;
-		e->err = -EOPNOTSUPP;
-		e->column = p->symbol_col;
-		snprintf(e->msg, sizeof(e->msg),
-			 "no kernel BTF (/sys/kernel/btf/vmlinux): %s needs it",
-			 probe_kind_name(p->kind));
+		bl_fail_at(
+			e, -EOPNOTSUPP, p->symbol_col,
+			"no kernel BTF (/sys/kernel/btf/vmlinux): %s needs it",
+			probe_kind_name(p->kind));
 		return NULL;
 	}
 	if (!p->path[0])
 		return *base;
 	n = snprintf(path, sizeof(path), "/sys/kernel/btf/%s", p->path);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
-		e->err = -ENAMETOOLONG;
-		e->column = p->path_col;
-		bl_errorf(e, "no module has a name this long");
+		bl_fail_at(e, -ENAMETOOLONG, p->path_col,
+			   "no module has a name this long");
 		return NULL;
 	}
 	for (char *c = path + strlen("/sys/kernel/btf/"); *c; c++)
@@ -96,9 +94,8 @@ static struct btf *btf_open(const struct probe_spec *p, struct btf **base,
 	btf = btf__parse_split(path, *base);
 	if (!libbpf_get_error(btf))
 		return btf;
-	e->err = -ENOENT;
-	e->column = p->path_col;
-	bl_errorf(e, "no module '%s' with BTF (%s)", p->path, path);
+	bl_fail_at(e, -ENOENT, p->path_col, "no module '%s' with BTF (%s)",
+		   p->path, path);
 	return NULL;
 }
 
@@ -125,18 +122,15 @@ static int funcs_match(const struct probe_spec *p, struct func_names *f,
 	names_unique(f);
 	e->err = err;
 	e->column = p->symbol_col;
-	if (!err && !f->n) {
-		e->err = -ENOENT;
-		bl_errorf(e, "no function in the BTF of %s matches '%s'",
-			  p->path[0] ? p->path : "vmlinux", p->symbol);
-	} else if (!err && f->n > TRACING_GLOB_MAX) {
-		e->err = -E2BIG;
-		bl_errorf(e,
-			  "'%s' matches %zu functions, more than %d (one %s "
-			  "link each): narrow the pattern",
-			  p->symbol, f->n, TRACING_GLOB_MAX,
-			  probe_kind_name(p->kind));
-	}
+	if (!err && !f->n)
+		bl_fail(e, -ENOENT, "no function in the BTF of %s matches '%s'",
+			p->path[0] ? p->path : "vmlinux", p->symbol);
+	else if (!err && f->n > TRACING_GLOB_MAX)
+		bl_fail(e, -E2BIG,
+			"'%s' matches %zu functions, more than %d (one %s "
+			"link each): narrow the pattern",
+			p->symbol, f->n, TRACING_GLOB_MAX,
+			probe_kind_name(p->kind));
 	if (btf != base)
 		btf__free(btf);
 out:

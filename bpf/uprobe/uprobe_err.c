@@ -2,7 +2,6 @@
 /* The resolver's error value: message and caret column (struct uprobe_err). */
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "uprobe_err.h"
 #include "uprobe_target.h"
@@ -16,6 +15,6 @@ void uprobe_set_err(struct uprobe_err *terr, bool at_symbol, const char *fmt,
 		return;
 	terr->e.column = at_symbol ? terr->symbol_col : terr->path_col;
 	va_start(ap, fmt);
-	vsnprintf(terr->e.msg, sizeof(terr->e.msg), fmt, ap);
+	bl_verrorf(&terr->e, fmt, ap);
 	va_end(ap);
 }
