@@ -79,6 +79,13 @@ void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
 const char *bl_path_cut(char *buf, size_t len, const char *path);
 
 /*
+ * bl_path_cut() to BL_PATH_SHOWN bytes, in a buffer that lives until the
+ * end of the enclosing block: for the arguments of one bl_fail().
+ */
+#define BL_PATH(path)                                                          \
+	bl_path_cut((char[BL_PATH_SHOWN]){0}, BL_PATH_SHOWN, (path))
+
+/*
  * The kernel's internal ENOTSUPP (include/linux/errno.h), which uprobes
  * answer for an instruction they cannot step. It is no errno of the UAPI:
  * the library turns it into EOPNOTSUPP before it reaches a caller.

@@ -579,9 +579,9 @@ static int owned_add_held_by_pin(struct owned *o, const struct owned_info *info)
 }
 
 int owned_add_pinned(struct owned *o, const struct owned_info *info, int fd,
-		     char *msg, size_t mlen)
+		     struct bl_error *e)
 {
-	return pin_link(o->pin, info, fd, &o->as_owner, msg, mlen);
+	return pin_link(o->pin, info, fd, &o->as_owner, e);
 }
 
 int owned_adopt(struct owned *o)

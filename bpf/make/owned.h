@@ -222,11 +222,11 @@ size_t owned_count(struct owned *o);
  * owned_add_pinned() - with pin_dir: pin a link just made in DIR, record
  * what adoption needs and register it, held by its pin (pin_link())
  * @fd: the link fd; the caller closes it afterwards
- * @msg: on failure, what happened and what to do (@mlen bytes)
+ * @e: on failure, what happened and what to do (bl_fail())
  * Return: 0 or -errno (nothing left behind on failure).
  */
 int owned_add_pinned(struct owned *o, const struct owned_info *info, int fd,
-		     char *msg, size_t mlen);
+		     struct bl_error *e);
 
 /**
  * owned_adopt() - with pin_dir: own again every link pinned in DIR by an

@@ -84,7 +84,7 @@ int own_link(struct owned *o, const struct owned_info *own, int *lfd,
 
 	if (!owned_pinning(o))
 		return owned_add(o, own, *lfd);
-	err = owned_add_pinned(o, own, *lfd, e->msg, sizeof(e->msg));
+	err = owned_add_pinned(o, own, *lfd, e);
 	if (!err) {
 		close(*lfd);
 		*lfd = -1;

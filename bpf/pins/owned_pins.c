@@ -236,8 +236,8 @@ static int maps_open(struct pin_dir *pd, __u32 slots, struct counter **counter,
 		close(hits);
 	pd->counter = *counter;
 	if (err)
-		bl_errorf(e, "pin_dir %s: cannot open its maps: %s", pd->root,
-			  strerror(-err));
+		bl_fail(e, err, "pin_dir %s: cannot open its maps: %s",
+			BL_PATH(pd->root), strerror(-err));
 	return err;
 }
 
@@ -245,7 +245,6 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 		 struct counter **counter, struct bl_error *e)
 {
 	struct pin_dir *pd = calloc(1, sizeof(*pd));
-	char msg[PATH_MAX + 256];
 	int err;
 
 	*out = NULL;
@@ -256,11 +255,10 @@ int pin_dir_open(struct pin_dir **out, const char *dir, __u32 slots,
 	pthread_mutex_init(&pd->sync_lock, NULL);
 	/* room left for every pin's name: DIR/NAME always fits PATH_MAX */
 	err = pin_dir_normalize(dir, pd->root, sizeof(pd->root) - PIN_NAME_ROOM,
-				msg, sizeof(msg));
+				e);
 	if (!err)
-		err = pin_dir_take(pd->root, &pd->kept, msg, sizeof(msg));
+		err = pin_dir_take(pd->root, &pd->kept, e);
 	if (err < 0) {
-		bl_errorf(e, "%s", msg);
 		pin_dir_close(pd);
 		return err;
 	}
@@ -422,21 +420,19 @@ static int repin(const struct pin_dir *pd, const char *name, int fd)
 }
 
 /* DIR or its maps were removed by hand: make them again (sync_lock held). */
-static int repair(struct pin_dir *pd, char *msg, size_t mlen)
+static int repair(struct pin_dir *pd, struct bl_error *e)
 {
-	char why[PATH_MAX + 256];
+	struct bl_error why = {0};
 	size_t kept;
 	int fd, err;
 
 	if (!dir_same(pd)) {
-		fd = pin_dir_take(pd->root, &kept, why, sizeof(why));
-		if (fd < 0) {
-			snprintf(msg, mlen,
-				 "pin_dir was removed while mounted "
-				 "and cannot be made again: %s",
-				 why);
-			return fd;
-		}
+		fd = pin_dir_take(pd->root, &kept, &why);
+		if (fd < 0)
+			return bl_fail(e, fd,
+				       "pin_dir was removed while mounted "
+				       "and cannot be made again: %s",
+				       why.msg);
 		dir_adopt_fd(pd, fd);
 		log_msg(LOG_WARNING,
 			"pin_dir %s was removed while mounted "
@@ -449,18 +445,18 @@ static int repair(struct pin_dir *pd, char *msg, size_t mlen)
 	if (!err)
 		err = counter_pin_events(pd->counter, pd->root);
 	if (err)
-		snprintf(msg, mlen,
-			 "pin_dir %s was changed by hand and its "
-			 "maps cannot be pinned again (%s): restart "
-			 "bpflinkfs",
-			 pd->root, strerror(-err));
+		bl_fail(e, err,
+			"pin_dir %s was changed by hand and its "
+			"maps cannot be pinned again (%s): restart "
+			"bpflinkfs",
+			BL_PATH(pd->root), strerror(-err));
 	pd->need_repair = err != 0;
 	return err;
 }
 
 /* pin_sync(), then make DIR whole again if it was removed. */
 static int pin_ready(struct pin_dir *pd, const struct pin_owner *owner,
-		     char *msg, size_t mlen)
+		     struct bl_error *e)
 {
 	int err = 0;
 
@@ -468,7 +464,7 @@ static int pin_ready(struct pin_dir *pd, const struct pin_owner *owner,
 	pthread_mutex_lock(&pd->sync_lock);
 	if (pd->need_repair) {
 		pthread_rwlock_wrlock(&pd->pin_lock);
-		err = repair(pd, msg, mlen);
+		err = repair(pd, e);
 		pthread_rwlock_unlock(&pd->pin_lock);
 	}
 	pthread_mutex_unlock(&pd->sync_lock);
@@ -515,32 +511,31 @@ static int pin_own(struct pin_dir *pd, const struct owned_info *info, int fd,
 }
 
 int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
-	     const struct pin_owner *owner, char *msg, size_t mlen)
+	     const struct pin_owner *owner, struct bl_error *e)
 {
 	struct pin_meta *m = calloc(1, sizeof(*m));
 	int err = m ? -ENOENT : -ENOMEM, tries;
 
 	if (m && meta_fill(m, info)) {
-		snprintf(msg, mlen,
-			 "the pin_dir's record cannot keep this link's "
-			 "category or line (too long): nothing made");
 		free(m);
-		return -ENAMETOOLONG;
+		return bl_fail(e, -ENAMETOOLONG,
+			       "the pin_dir's record cannot keep this link's "
+			       "category or line (too long): nothing made");
 	}
 	/* DIR may go between the check and the pin: then once more */
 	for (tries = 0; err == -ENOENT && tries < 2; tries++) {
-		err = pin_ready(pd, owner, msg, mlen);
+		err = pin_ready(pd, owner, e);
 		if (err) {
 			free(m);
-			return err; /* @msg says why */
+			return err; /* @e says why */
 		}
 		pthread_rwlock_rdlock(&pd->pin_lock);
 		err = pin_own(pd, info, fd, m, owner);
 		pthread_rwlock_unlock(&pd->pin_lock);
 	}
 	if (err)
-		snprintf(msg, mlen, "cannot pin the link in pin_dir %s: %s",
-			 pd->root, strerror(-err));
+		bl_fail(e, err, "cannot pin the link in pin_dir %s: %s",
+			BL_PATH(pd->root), strerror(-err));
 	free(m);
 	return err;
 }

@@ -86,8 +86,7 @@ void pin_dir_close(struct pin_dir *pd);
  * @info: its record (id, slot, spec, category, dev, ino)
  * @fd: the link fd; the caller closes it afterwards
  * @owner: the registry; its add runs before a pin_sync() can see the pin
- * @msg: on failure, what happened and what to do
- * @mlen: size of @msg
+ * @e: on failure, what happened and what to do (bl_fail())
  *
  * A pin_dir removed by hand (rm -r) is made again first, with the maps
  * pinned in it again (see pin_sync()).
@@ -95,7 +94,7 @@ void pin_dir_close(struct pin_dir *pd);
  * Return: 0 or -errno (nothing left behind on failure).
  */
 int pin_link(struct pin_dir *pd, const struct owned_info *info, int fd,
-	     const struct pin_owner *owner, char *msg, size_t mlen);
+	     const struct pin_owner *owner, struct bl_error *e);
 
 /**
  * pin_sync() - act on pins removed by hand since the last call

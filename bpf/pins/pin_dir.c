@@ -17,20 +17,20 @@
 
 #include <bpf/bpf.h>
 
+#include "error.h"
 #include "link_info.h"
 #include "pin_dir.h"
 
-int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
-		      size_t mlen)
+int pin_dir_normalize(const char *dir, char *out, size_t len,
+		      struct bl_error *e)
 {
 	size_t used = 0, n;
 	const char *p = dir, *end;
 
-	if (dir[0] != '/') {
-		snprintf(msg, mlen, "pin_dir %s: must be an absolute path",
-			 dir);
-		return -EINVAL;
-	}
+	if (dir[0] != '/')
+		return bl_fail(e, -EINVAL,
+			       "pin_dir %s: must be an absolute path",
+			       BL_PATH(dir));
 	for (; *p; p = end) {
 		while (*p == '/')
 			p++;
@@ -38,22 +38,16 @@ int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
 		n = end - p;
 		if (!n)
 			break;
-		if ((n == 1 && p[0] == '.') ||
-		    (n == 2 && !strncmp(p, "..", 2))) {
-			snprintf(msg, mlen,
-				 "pin_dir %s: give the path without "
-				 "'.' or '..' components",
-				 dir);
-			return -EINVAL;
-		}
-		if (used + n + 2 > len) {
-			/* the reason first: a long path may be cut */
-			snprintf(msg, mlen,
-				 "pin_dir: path too long (more than %zu "
-				 "bytes): %s",
-				 len - 1, dir);
-			return -ENAMETOOLONG;
-		}
+		if ((n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			return bl_fail(e, -EINVAL,
+				       "pin_dir %s: give the path without "
+				       "'.' or '..' components",
+				       BL_PATH(dir));
+		if (used + n + 2 > len)
+			return bl_fail(e, -ENAMETOOLONG,
+				       "pin_dir: path too long (more than %zu "
+				       "bytes): %s",
+				       len - 1, BL_PATH(dir));
 		out[used++] = '/';
 		memcpy(out + used, p, n);
 		used += n;
@@ -90,7 +84,7 @@ static const char *pinned_kind(const char *path)
 }
 
 /* @at (the pin_dir or one of its parents) is not a directory. */
-static int not_dir(const char *dir, const char *at, char *msg, size_t mlen)
+static int not_dir(const char *dir, const char *at, struct bl_error *e)
 {
 	const char *kind = pinned_kind(at);
 	char what[64] = "not a directory";
@@ -99,26 +93,23 @@ static int not_dir(const char *dir, const char *at, char *msg, size_t mlen)
 		snprintf(what, sizeof(what), "a pinned BPF %s, not a directory",
 			 kind);
 	if (strcmp(dir, at))
-		snprintf(msg, mlen,
-			 "pin_dir %s: %s is %s: choose another pin_dir, or "
-			 "remove it if nothing needs it",
-			 dir, at, what);
-	else
-		snprintf(msg, mlen,
-			 "pin_dir %s is %s: choose another pin_dir, or remove "
-			 "it if nothing needs it",
-			 dir, what);
-	return -ENOTDIR;
+		return bl_fail(e, -ENOTDIR,
+			       "pin_dir %s: %s is %s: choose another pin_dir, "
+			       "or remove it if nothing needs it",
+			       BL_PATH(dir), BL_PATH(at), what);
+	return bl_fail(e, -ENOTDIR,
+		       "pin_dir %s is %s: choose another pin_dir, or remove "
+		       "it if nothing needs it",
+		       BL_PATH(dir), what);
 }
 
-static int dot_refused(const char *dir, char *msg, size_t mlen)
+static int dot_refused(const char *dir, struct bl_error *e)
 {
-	snprintf(msg, mlen,
-		 "pin_dir %s: bpffs does not allow '.' in names "
-		 "(the kernel reserves them): choose a name "
-		 "without one",
-		 dir);
-	return -EINVAL;
+	return bl_fail(e, -EINVAL,
+		       "pin_dir %s: bpffs does not allow '.' in names "
+		       "(the kernel reserves them): choose a name "
+		       "without one",
+		       BL_PATH(dir));
 }
 
 /*
@@ -131,7 +122,7 @@ static int dot_refused(const char *dir, char *msg, size_t mlen)
  * StrictModes, the owner must be root.
  */
 static int trust_check(const char *dir, const char *at, const struct stat *st,
-		       bool last, char *msg, size_t mlen)
+		       bool last, struct bl_error *e)
 {
 	bool loose = (st->st_mode & (S_IWGRP | S_IWOTH)) &&
 		     (last || !(st->st_mode & S_ISVTX));
@@ -139,42 +130,39 @@ static int trust_check(const char *dir, const char *at, const struct stat *st,
 	const char *harm = last ? "unpin root's links"
 				: "put a pin_dir of their own in its place";
 
-	if (st->st_uid != 0) {
-		snprintf(msg, mlen,
-			 "pin_dir %s: %s%s is owned by uid %u, not root: its "
-			 "owner could %s; chown root %s, or choose another "
-			 "pin_dir",
-			 dir, what, at, (unsigned int)st->st_uid, harm, at);
-		return -EPERM;
-	}
-	if (S_ISDIR(st->st_mode) && loose) {
-		snprintf(msg, mlen,
-			 "pin_dir %s: %s%s can be written by group or others "
-			 "(mode %04o%s): they could %s; chmod go-w%s %s, or "
-			 "choose another pin_dir",
-			 dir, what, at, (unsigned int)(st->st_mode & 07777),
-			 last ? "" : ", not sticky", harm,
-			 last ? "" : " (or +t)", at);
-		return -EPERM;
-	}
+	if (st->st_uid != 0)
+		return bl_fail(e, -EPERM,
+			       "pin_dir %s: %s%s is owned by uid %u, not root: "
+			       "its owner could %s; chown root %s, or choose "
+			       "another pin_dir",
+			       BL_PATH(dir), what, BL_PATH(at),
+			       (unsigned int)st->st_uid, harm, BL_PATH(at));
+	if (S_ISDIR(st->st_mode) && loose)
+		return bl_fail(e, -EPERM,
+			       "pin_dir %s: %s%s can be written by group or "
+			       "others (mode %04o%s): they could %s; chmod "
+			       "go-w%s %s, or choose another pin_dir",
+			       BL_PATH(dir), what, BL_PATH(at),
+			       (unsigned int)(st->st_mode & 07777),
+			       last ? "" : ", not sticky", harm,
+			       last ? "" : " (or +t)", BL_PATH(at));
 	return 0;
 }
 
 /* trust_check() of a path part, and of the symbolic link it may be */
 static int part_trusted(const char *dir, const char *at, const struct stat *st,
-			bool last, char *msg, size_t mlen)
+			bool last, struct bl_error *e)
 {
 	struct stat lst;
 
-	if (lstat(at, &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid != 0) {
-		snprintf(msg, mlen,
-			 "pin_dir %s: %s is a symbolic link owned by uid %u, "
-			 "not root: its owner could point it elsewhere; give "
-			 "the path without it",
-			 dir, at, (unsigned int)lst.st_uid);
-		return -EPERM;
-	}
-	return trust_check(dir, at, st, last, msg, mlen);
+	if (lstat(at, &lst) == 0 && S_ISLNK(lst.st_mode) && lst.st_uid != 0)
+		return bl_fail(e, -EPERM,
+			       "pin_dir %s: %s is a symbolic link owned by uid "
+			       "%u, not root: its owner could point it "
+			       "elsewhere; give the path without it",
+			       BL_PATH(dir), BL_PATH(at),
+			       (unsigned int)lst.st_uid);
+	return trust_check(dir, at, st, last, e);
 }
 
 /*
@@ -182,7 +170,7 @@ static int part_trusted(const char *dir, const char *at, const struct stat *st,
  * locked is what was checked), its parents by path, top down (a parent
  * found safe can only be changed by root).
  */
-static int trust_walk(const char *dir, int fd, char *msg, size_t mlen)
+static int trust_walk(const char *dir, int fd, struct bl_error *e)
 {
 	char path[PATH_MAX];
 	const char *end = dir;
@@ -197,10 +185,10 @@ static int trust_walk(const char *dir, int fd, char *msg, size_t mlen)
 		else if (!*end && fstat(fd, &st))
 			err = -errno;
 		if (err)
-			snprintf(msg, mlen, "pin_dir %s: %s: %s", dir, path,
-				 strerror(-err));
+			bl_fail(e, err, "pin_dir %s: %s: %s", BL_PATH(dir),
+				BL_PATH(path), strerror(-err));
 		else
-			err = part_trusted(dir, path, &st, !*end, msg, mlen);
+			err = part_trusted(dir, path, &st, !*end, e);
 	}
 	return err;
 }
@@ -210,7 +198,7 @@ static int trust_walk(const char *dir, int fd, char *msg, size_t mlen)
  * may change, the nearest existing one in bpffs, no part that bpffs
  * refuses. *@exists: all of it.
  */
-static int path_check(const char *dir, bool *exists, char *msg, size_t mlen)
+static int path_check(const char *dir, bool *exists, struct bl_error *e)
 {
 	char path[PATH_MAX], base[PATH_MAX] = "/";
 	const char *end = dir, *comp;
@@ -228,28 +216,28 @@ static int path_check(const char *dir, bool *exists, char *msg, size_t mlen)
 			continue;
 		if (stat(path, &st) == 0) {
 			if (!S_ISDIR(st.st_mode))
-				return not_dir(dir, path, msg, mlen);
-			if (part_trusted(dir, path, &st, !*end, msg, mlen))
+				return not_dir(dir, path, e);
+			if (part_trusted(dir, path, &st, !*end, e))
 				return -EPERM;
 			snprintf(base, sizeof(base), "%s", path);
 			dot = false;
 		} else if (errno == ENOENT || (errno == EPERM && dot)) {
 			*exists = false;
 		} else {
-			snprintf(msg, mlen, "pin_dir %s: %s: %s", dir, path,
-				 strerror(errno));
-			return -errno;
+			int err = -errno;
+
+			return bl_fail(e, err, "pin_dir %s: %s: %s",
+				       BL_PATH(dir), BL_PATH(path),
+				       strerror(-err));
 		}
 	}
-	if (!is_bpffs(base)) {
-		snprintf(msg, mlen,
-			 "pin_dir %s is not in a BPF file system "
-			 "(%s is not bpffs): mount -t bpf bpf "
-			 "/sys/fs/bpf, and give a path under it",
-			 dir, base);
-		return -EINVAL;
-	}
-	return dot ? dot_refused(dir, msg, mlen) : 0;
+	if (!is_bpffs(base))
+		return bl_fail(e, -EINVAL,
+			       "pin_dir %s is not in a BPF file system "
+			       "(%s is not bpffs): mount -t bpf bpf "
+			       "/sys/fs/bpf, and give a path under it",
+			       BL_PATH(dir), BL_PATH(base));
+	return dot ? dot_refused(dir, e) : 0;
 }
 
 /*
@@ -287,7 +275,7 @@ void pin_dir_unmake(const char *dir, size_t kept)
 }
 
 /* Lock @fd for this daemon: -EBUSY when another one has it. */
-static int lock_take(const char *dir, int fd, char *msg, size_t mlen)
+static int lock_take(const char *dir, int fd, struct bl_error *e)
 {
 	int err;
 
@@ -295,37 +283,36 @@ static int lock_take(const char *dir, int fd, char *msg, size_t mlen)
 		return 0;
 	err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (err == -EBUSY)
-		snprintf(msg, mlen,
-			 "pin_dir %s is in use by another bpflinkfs: stop "
-			 "it, or choose another pin_dir",
-			 dir);
-	else
-		snprintf(msg, mlen, "pin_dir %s: cannot lock it: %s", dir,
-			 strerror(-err));
-	return err;
+		return bl_fail(
+			e, err,
+			"pin_dir %s is in use by another bpflinkfs: stop "
+			"it, or choose another pin_dir",
+			BL_PATH(dir));
+	return bl_fail(e, err, "pin_dir %s: cannot lock it: %s", BL_PATH(dir),
+		       strerror(-err));
 }
 
-int pin_dir_take(const char *dir, size_t *kept, char *msg, size_t mlen)
+int pin_dir_take(const char *dir, size_t *kept, struct bl_error *e)
 {
 	bool exists;
-	int err = path_check(dir, &exists, msg, mlen), fd = -1;
+	int err = path_check(dir, &exists, e), fd = -1;
 
 	*kept = strlen(dir);
 	if (!err && !exists && (err = mkdir_p(dir, kept)))
-		snprintf(msg, mlen, "pin_dir %s: cannot make it: %s", dir,
-			 strerror(-err));
+		bl_fail(e, err, "pin_dir %s: cannot make it: %s", BL_PATH(dir),
+			strerror(-err));
 	if (!err) {
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		err = fd < 0 ? -errno : 0;
 		if (err)
-			snprintf(msg, mlen, "pin_dir %s: %s", dir,
-				 strerror(-err));
+			bl_fail(e, err, "pin_dir %s: %s", BL_PATH(dir),
+				strerror(-err));
 	}
 	/* again on what was opened: a part made meanwhile by someone else */
 	if (!err)
-		err = trust_walk(dir, fd, msg, mlen);
+		err = trust_walk(dir, fd, e);
 	if (!err)
-		err = lock_take(dir, fd, msg, mlen);
+		err = lock_take(dir, fd, e);
 	if (!err)
 		return fd;
 	if (fd >= 0)

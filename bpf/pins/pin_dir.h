@@ -9,24 +9,27 @@
 
 #include <stddef.h>
 
+#include "error.h"
+
 /**
  * pin_dir_normalize() - @dir with single slashes and no trailing one
  * @dir: the option's value
  * @out: the result, @len bytes
- * @msg: on failure, the reason (a relative path, '.' or '..' parts)
- * @mlen: size of @msg
+ * @e: on failure, the reason (a relative path, '.' or '..' parts, too
+ *     long): bl_fail()
  * Return: 0 or -errno.
  */
-int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
-		      size_t mlen);
+int pin_dir_normalize(const char *dir, char *out, size_t len,
+		      struct bl_error *e);
 
 /**
  * pin_dir_take() - check @dir, make what is missing of it, and lock it
  * @dir: a normalized absolute path
  * @kept: out: the length of the part of @dir that was there before (all
  *        of it when nothing was made), for pin_dir_unmake()
- * @msg: on failure, the real cause and what to do ("pin_dir DIR ...")
- * @mlen: size of @msg
+ * @e: on failure, the real cause and what to do ("pin_dir DIR ...");
+ *     the paths it quotes are cut in the middle (BL_PATH()), so that a
+ *     long one leaves room for the cause
  *
  * Refused before anything is made: a part that is not a directory (a
  * pinned BPF link, map or program says so), a path outside bpffs, a name
@@ -41,7 +44,7 @@ int pin_dir_normalize(const char *dir, char *out, size_t len, char *msg,
  *
  * Return: an O_DIRECTORY fd holding the lock, or -errno.
  */
-int pin_dir_take(const char *dir, size_t *kept, char *msg, size_t mlen);
+int pin_dir_take(const char *dir, size_t *kept, struct bl_error *e);
 
 /**
  * pin_dir_unmake() - remove the empty directories pin_dir_take() made
