@@ -127,4 +127,13 @@ bl_stop_daemon
 out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$WORK/pins" 2>&1) &&
 	fail "pin_dir outside bpffs accepted"
 assert_match "pin_dir outside bpffs message" "not in a BPF file system" "$out"
+
+# the same with a path of 3000 bytes: quoted cut, the cause still said
+long=$WORK/pins
+while [ ${#long} -lt 3000 ]; do long+=/$(printf 'd%.0s' {1..200}); done
+out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$long" 2>&1) &&
+	fail "a long pin_dir outside bpffs accepted"
+assert_match "pin_dir of ${#long} bytes outside bpffs: the cause" \
+	"not in a BPF file system.*mount -t bpf" "$out"
+assert_true "pin_dir of ${#long} bytes: nothing made" test ! -e "$WORK/pins"
 finish
