@@ -123,27 +123,30 @@ finish() {
 # wait_for [-q] TIMEOUT_S CMD...: run CMD every 0.1 s until it succeeds
 # (0), at most TIMEOUT_S seconds (fractions allowed). At the timeout a
 # failed check says what did not come true, and 1 is returned; with -q
-# only 1 is returned (the caller says what it means).
+# only 1 is returned (the caller says what it means). CMD runs in this
+# shell: a function, or `eval '...'` of a condition on the caller's
+# variables (not on $1...: those are wait_for's own there).
 wait_for() {
-	local quiet=0 end now s f=
+	# names of its own that a caller's eval'd condition will not use
+	local _wf_quiet=0 _wf_end _wf_now _wf_s _wf_f=
 	if [ "$1" = -q ]; then
-		quiet=1
+		_wf_quiet=1
 		shift
 	fi
 	# microseconds, from bash's EPOCHREALTIME (no fork)
-	s=${1%%.*}
-	[[ "$1" == *.* ]] && f=${1#*.}
-	f=${f}000000
-	now=${EPOCHREALTIME/[.,]/}
-	end=$((10#$now + 10#${s:-0} * 1000000 + 10#${f:0:6}))
+	_wf_s=${1%%.*}
+	[[ "$1" == *.* ]] && _wf_f=${1#*.}
+	_wf_f=${_wf_f}000000
+	_wf_now=${EPOCHREALTIME/[.,]/}
+	_wf_end=$((10#$_wf_now + 10#${_wf_s:-0} * 1000000 + 10#${_wf_f:0:6}))
 	shift
 	while :; do
 		"$@" && return 0
-		now=${EPOCHREALTIME/[.,]/}
-		[ $((10#$now)) -ge "$end" ] && break
+		_wf_now=${EPOCHREALTIME/[.,]/}
+		[ $((10#$_wf_now)) -ge "$_wf_end" ] && break
 		sleep 0.1
 	done
-	[ "$quiet" -eq 1 ] || fail "timed out waiting for: $*"
+	[ "$_wf_quiet" -eq 1 ] || fail "timed out waiting for: $*"
 	return 1
 }
 

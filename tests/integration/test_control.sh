@@ -258,7 +258,16 @@ for c in "${CPUS[@]}"; do
 	busy "$c" 0.3
 	python3 -c 'x = bytearray(1 << 24)' # page faults
 done
-sleep 0.2
+# tp_event_fired: every tracepoint and event link has counted since snap
+# (a software event's sample may land a moment after the load that made it)
+tp_event_fired() {
+	local id
+	for id in "${ALL_IDS[@]}"; do
+		case ${KIND[$id]} in tracepoint | event) ;; *) continue ;; esac
+		[ "$(delta "$id")" -gt 0 ] || return 1
+	done
+}
+wait_for -q 5 tp_event_fired
 for id in "${ALL_IDS[@]}"; do
 	case ${KIND[$id]} in tracepoint | event) ;; *) continue ;; esac
 	d=$(delta "$id")
