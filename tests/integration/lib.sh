@@ -176,6 +176,12 @@ bl_mount_up() {
 	mountpoint -q "$MNT" || bl_gone "$BL_DAEMON_PID"
 }
 
+# bl_blocked PID: PID waits for an answer of the daemon (in read, once its
+# open is done): the kernel's wchan of a pending FUSE request.
+bl_blocked() {
+	[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = request_wait_answer ]
+}
+
 # bl_daemon_alive: the daemon runs and the mount answers.
 bl_daemon_alive() {
 	kill -0 "$BL_DAEMON_PID" 2>/dev/null || return 1
