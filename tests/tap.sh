@@ -45,8 +45,9 @@ bl_point() {
 		"ok # SKIP") printf 'ok %d # SKIP %s\n' "$n" "$first" ;;
 		*) printf '%s %d%s\n' "$res" "$n" "${first:+ - $first}" ;;
 		esac
-		[ -n "$detail" ] && printf '%s\n' "$detail" | sed 's/^/# /'
+		[ -z "$detail" ] || printf '%s\n' "$detail" | sed 's/^/# /'
 	} 9>>"$BL_TAP_LOG" >&"$BL_TAP"
+	return 0 # `cond && ok || fail` must not fail after an ok
 }
 
 # bl_tap_count [not]: how many test points passed (or, with "not", failed).
