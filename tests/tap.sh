@@ -17,7 +17,8 @@
 # stdout through fd $BL_TAP, so a check inside $(...) or a background job
 # still reaches meson. Test points are counted in a file (BL_TAP_LOG) for
 # the same reason: a subshell's point is numbered in turn and counts in the
-# plan and the exit status.
+# plan and the exit status. A failure is told on stderr too ("FAIL: ..."),
+# since meson --print-errorlogs shows only the stderr of a TAP test.
 
 set -u
 
@@ -47,6 +48,10 @@ bl_point() {
 		esac
 		[ -z "$detail" ] || printf '%s\n' "$detail" | sed 's/^/# /'
 	} 9>>"$BL_TAP_LOG" >&"$BL_TAP"
+	# and to stderr, which is what meson --print-errorlogs shows of a TAP
+	# test
+	[ "$res" != "not ok" ] ||
+		printf 'FAIL: %s%s\n' "$what" "${detail:+: $detail}" >&2
 	return 0 # `cond && ok || fail` must not fail after an ok
 }
 
