@@ -147,10 +147,7 @@ EOF
 if [ "$(uname -m)" = x86_64 ] && gcc -O1 -o "$WORK/tgt/lock" "$WORK/lock.c"; then
 	"$WORK/tgt/lock" &
 	LOCKPID=$!
-	for _ in $(seq 50); do
-		grep -q "$WORK/tgt/lock" "/proc/$LOCKPID/maps" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_for -q 5 grep -q "$WORK/tgt/lock" "/proc/$LOCKPID/maps" 2>/dev/null
 	case_ EOPNOTSUPP "u:$WORK/tgt/lock:lk_*" 'lk_*'
 	assert_match "the refused target is named" \
 		"lk_locked \(file offset 0x[0-9a-f]+\), a target of the 4," \

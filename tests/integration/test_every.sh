@@ -341,10 +341,7 @@ if grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
 		"$(t cat "$MNT/links.json" | jq -r --argjson id "$RAW" \
 			'.[] | select(.id == $id) | .pinned[]')"
 	mkl_stop every
-	for i in $(seq 50); do
-		[ -z "$(holders "$RAW")" ] && break
-		sleep 0.1
-	done
+	wait_for -q 5 eval '[ -z "$(holders "$RAW")" ]'
 	assert_eq "$RAW/pids after its holders exit" "" "$(pids_of "$RAW")"
 	assert_eq "$RAW/pinned after its holders exit" "$PIN/raw" \
 		"$(t cat "$MNT/$RAW/pinned")"
