@@ -354,10 +354,7 @@ assert_eq "owned listing: exactly those" "$want" \
 	"$(owned_listing | cut -f1 | sort -n | xargs)"
 # the failing writer's links leave the tree at once, but the reaper
 # closes their fds in the background (~0.1 s a uprobe): wait for that
-for _ in $(seq 100); do
-	[ "$(daemon_link_ids | xargs)" == "$want" ] && break
-	sleep 0.1
-done
+wait_for -q 10 eval '[ "$(daemon_link_ids | xargs)" == "$want" ]'
 assert_eq "the daemon's link fds: exactly those" "$want" \
 	"$(daemon_link_ids | xargs)"
 echo '-*' >"$MNT/control"

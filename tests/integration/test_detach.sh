@@ -90,7 +90,7 @@ import socket
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("10.254.0.2", 9999))' \
 			2>/dev/null
 		kill -0 "$rx" 2>/dev/null || break
-		sleep 0.1
+		sleep 0.1 # kept: the send rate while the receiver listens
 	done
 	wait "$rx"
 }

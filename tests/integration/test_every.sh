@@ -54,7 +54,7 @@ fi
 # The foreign links: a raw tracepoint with a cookie and a netns link held
 # by mklinks and a forked child; a uprobe_multi link (pid filter, cookies,
 # a reference counter) and a uretprobe_multi link where the kernel has them
-sleep 600 &
+sleep 600 & # a process for the pid filter to name, not a wait
 FILTER_PID=$!
 mkl_start every --fork "raw_tracepoint:sys_enter:77" flow_dissector
 CHILD=$(awk '$1 == "child" { print $2 }' "${MKL_OUT[every]}")

@@ -136,7 +136,7 @@ RID=$(make_link "uretprobe:$MT:fn_t*") || die "uretprobe glob refused"
 assert_eq "uretprobe glob: type" uretprobe_multi "$(cat "$MNT/$RID/type")"
 assert_eq "uretprobe glob: offsets" "$(cut -d' ' -f1 "$WORK/want_t")" \
 	"$(funcs_col "$RID" OFFSET | sort)"
-sleep 60 &
+sleep 60 & # a process for pid= to name, not a wait
 SLEEPER=$!
 PID_ID=$(make_link "uprobe:$MT:fn_* pid=$SLEEPER") || die "pid= refused"
 assert_eq "pid file" "$SLEEPER" "$(cat "$MNT/$PID_ID/pid")"
@@ -222,7 +222,7 @@ fi
 OA=$(elf_file_offset "$TARGET" bpflinkfs_target_a) || die "readelf a"
 OB=$(elf_file_offset "$TARGET" bpflinkfs_target_b) || die "readelf b"
 SEMA=$(elf_file_offset "$TARGET" bpflinkfs_target_sema) || die "readelf sema"
-sleep 60 &
+sleep 60 & # a process for --pid to name, not a wait
 HOLDER=$!
 mkl_start foreign --pid "$HOLDER" \
 	"uprobe_multi:$TARGET:$OA/$SEMA,$OB:111,222"
