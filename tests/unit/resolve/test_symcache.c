@@ -44,13 +44,21 @@ static bool is_code(const struct fx_elf *e, const struct fx_sym *s)
 	       e->exec_scn[s->ndx];
 }
 
-/* @s contains @vaddr: within its size, or exactly at it when unsized. */
-static bool contains(const struct fx_sym *s, uint64_t vaddr)
+/*
+ * @s contains file offset @off: its address, put in the file by the
+ * PT_LOAD that holds it, is @off or (sized) starts @s->size bytes at most
+ * before it. @k: how far in.
+ */
+static bool contains(const struct fx_elf *e, const struct fx_sym *s,
+		     uint64_t off, uint64_t *k)
 {
+	uint64_t soff;
+
 	if (s->ndx == FX_UND || s->ndx == FX_ABS || !*s->name ||
-	    s->value > vaddr)
+	    !fx_load_off(e->loads, e->nloads, s->value, &soff) || soff > off)
 		return false;
-	return s->size ? vaddr - s->value < s->size : s->value == vaddr;
+	*k = off - soff;
+	return s->size ? *k < s->size : *k == 0;
 }
 
 /*
@@ -65,28 +73,10 @@ static void shown_name(const struct fx_sym *s, bool dyn, char *buf, size_t len)
 		 at ? (int)(at - s->name) : (int)strlen(s->name), s->name);
 }
 
-/* The file offset @off as a virtual address: an executable PT_LOAD wins. */
-static int ref_vaddr(const struct fx_elf *e, uint64_t off, uint64_t *vaddr)
-{
-	int i, err = -ENOENT;
-
-	for (i = 0; i < e->nloads; i++) {
-		const struct fx_load *l = &e->loads[i];
-
-		if (off < l->off || off - l->off >= l->filesz)
-			continue;
-		*vaddr = off - l->off + l->vaddr;
-		err = 0;
-		if (l->exec)
-			break;
-	}
-	return err;
-}
-
 /*
  * @got (err @err) for offset @off: 0 and "NAME+0xK" of a code symbol that
- * contains the address (.symtab's, else .dynsym's), or -ENOENT when no
- * symbol of either table does. Return: whether it holds; @cands counts
+ * contains it (.symtab's, else .dynsym's), or -ENOENT when no symbol of
+ * either table does. Return: whether it holds; @cands counts
  * the symbols that would do.
  */
 static bool readelf_agrees(const struct fx_elf *e, uint64_t off, int err,
@@ -95,22 +85,19 @@ static bool readelf_agrees(const struct fx_elf *e, uint64_t off, int err,
 	const struct fx_symtab *tabs[2] = {&e->symtab, &e->dynsym};
 	bool has[2] = {e->has_symtab, e->has_dynsym}, match = false;
 	char want[512], name[480];
-	uint64_t vaddr;
 	size_t i, n = 0;
+	uint64_t k;
 	int t;
 
-	if (ref_vaddr(e, off, &vaddr))
-		return *cands = 0, err == -ENOENT;
 	for (t = 0; t < 2 && !n; t++) {
 		for (i = 0; has[t] && i < tabs[t]->n; i++) {
 			const struct fx_sym *si = &tabs[t]->s[i];
 
-			if (!is_code(e, si) || !contains(si, vaddr))
+			if (!is_code(e, si) || !contains(e, si, off, &k))
 				continue;
 			n++;
 			shown_name(si, t == 1, name, sizeof(name));
-			snprintf(want, sizeof(want), "%s+0x%" PRIx64, name,
-				 vaddr - si->value);
+			snprintf(want, sizeof(want), "%s+0x%" PRIx64, name, k);
 			match |= !err && !strcmp(got, want);
 		}
 	}
