@@ -54,7 +54,7 @@ moved() {
 start_top() {
 	cat "$MNT/top" >"$WORK/$1.out" 2>"$WORK/$1.err" &
 	RPID[$1]=$!
-	wait_for -q 5 eval 'ls -l "/proc/${RPID[$1]}/fd" 2>/dev/null | grep -q "/top$"' ||
+	wait_for -q 5 eval 'ls -l "/proc/'"${RPID[$1]}"'/fd" 2>/dev/null | grep -q "/top$"' ||
 		fail "reader $1 did not open top"
 }
 
