@@ -343,7 +343,7 @@ rate_up() {
 	python3 -c 'import sys; sys.exit(not float(sys.argv[1] or 0) > 0)' \
 		"${rate:-0}" 2>/dev/null
 }
-wait_for -q 30 rate_up
+wait_for -q 60 rate_up # a busy host scrapes late
 assert_true "PromQL rate($Q[5s]) > 0 while the fixture runs ($rate)" \
 	python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' \
 	"${rate:-0}"
