@@ -15,7 +15,9 @@
 # an error, 77 included. Only these lines reach stdout: on sourcing, the
 # test's stdout becomes its stderr, and the TAP lines go to the original
 # stdout through fd $BL_TAP, so a check inside $(...) or a background job
-# still reaches meson. Test points are counted in a file (BL_TAP_LOG) for
+# still reaches meson. Test points are counted in a file (BL_TAP_LOG: an
+# unlinked one, reached through this shell's fd, so nothing is left behind
+# however the test ends) for
 # the same reason: a subshell's point is numbered in turn and counts in the
 # plan and the exit status. A failure is told on stderr too ("FAIL: ..."),
 # since meson --print-errorlogs shows only the stderr of a TAP test.
@@ -24,6 +26,10 @@ set -u
 
 exec {BL_TAP}>&1 1>&2
 BL_TAP_LOG=$(mktemp /tmp/bpflinkfs-tap.XXXXXX) || exit 1
+exec {BL_TAP_FD}>>"$BL_TAP_LOG"
+rm -f "$BL_TAP_LOG"
+# each open of it is a new description, so flock() excludes subshells too
+BL_TAP_LOG=/proc/self/fd/$BL_TAP_FD
 BL_TAP_PID=$$
 
 # bl_point RESULT WHAT [DETAIL]: print test point RESULT ("ok", "not ok",
@@ -59,7 +65,7 @@ bl_point() {
 bl_tap_count() {
 	local lines
 	if [ "${1:-}" = not ]; then
-		lines=$(grep -cx not "$BL_TAP_LOG" 2>/dev/null)
+		lines=$(grep -cx not <"$BL_TAP_LOG" 2>/dev/null)
 		printf '%s\n' "${lines:-0}"
 		return
 	fi
@@ -68,11 +74,10 @@ bl_tap_count() {
 }
 
 # bl_plan: the trailing plan (in the test's own shell only: a subshell
-# that ends early leaves it to the test) and the end of the count file.
+# that ends early leaves it to the test).
 bl_plan() {
 	[ "$BASHPID" = "$BL_TAP_PID" ] || return 0
 	printf '1..%d\n' "$(bl_tap_count)" >&"$BL_TAP"
-	rm -f "$BL_TAP_LOG"
 }
 
 # ok [WHAT]: a check that held.
@@ -103,7 +108,6 @@ skip() {
 	fi
 	if [ "$(bl_tap_count)" -eq 0 ]; then
 		printf '1..0 # SKIP %s\n' "$*" >&"$BL_TAP"
-		rm -f "$BL_TAP_LOG"
 	else
 		bl_point "ok # SKIP" "$*"
 		bl_plan

@@ -142,7 +142,6 @@ bl_cleanup() {
 		exit 1
 	fi
 	[ -n "$WORK" ] && rm -rf "$WORK"
-	rm -f "$BL_TAP_LOG"
 	return 0
 }
 
