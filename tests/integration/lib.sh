@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Shared helpers for the bpflinkfs integration tests (source it from bash).
+# Shared helpers for the bpflinkfs integration tests (source it from bash):
+# the mount, mklinks, ELF and BTF helpers. The checks, the TAP output and
+# wait_for come from tests/tap.sh, which this sources.
 #
 # Environment: BPFLINKFS (the daemon), MKLINKS and TARGET (tests/tools).
-# Exit codes: 0 pass, 1 fail, 77 skip (meson's convention).
+# Output: TAP on stdout (tests/tap.sh); exit 0 pass or skip, 1 fail.
 
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
-BL_FAILS=0
-BL_CHECKS=0
 BL_DAEMON_PID=
 MNT=
 WORK=
@@ -17,82 +17,6 @@ declare -A MKL_PID MKL_FD MKL_OUT
 # several readers at once takes longer, without hanging).
 HANG_S=$((15 + $(bpftool link list 2>/dev/null | grep -c '^[0-9]') / 200))
 export HANG_S
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# fail MSG: record a failed check and go on, so one run shows every mismatch.
-fail() {
-	BL_FAILS=$((BL_FAILS + 1))
-	echo "FAIL: $*" >&2
-}
-
-# die MSG: a failure after which nothing else can be checked.
-die() {
-	echo "FATAL: $*" >&2
-	exit 1
-}
-
-ok() {
-	BL_CHECKS=$((BL_CHECKS + 1))
-}
-
-# finish: print a summary and exit with the test's status.
-finish() {
-	if [ "$BL_FAILS" -ne 0 ]; then
-		echo "$BL_FAILS of $((BL_CHECKS + BL_FAILS)) checks failed"
-		exit 1
-	fi
-	echo "all $BL_CHECKS checks passed"
-	exit 0
-}
-
-# assert_eq WHAT EXPECTED ACTUAL
-assert_eq() {
-	if [ "$2" == "$3" ]; then
-		ok
-	else
-		fail "$1: expected '$2', got '$3'"
-	fi
-}
-
-# assert_num_eq WHAT EXPECTED ACTUAL: numeric compare (decimal or 0x hex).
-assert_num_eq() {
-	local e a
-	if ! e=$(python3 -c 'import sys; print(int(sys.argv[1], 0))' "$2" \
-		2>/dev/null); then
-		fail "$1: expected value '$2' is not a number"
-		return
-	fi
-	if ! a=$(python3 -c 'import sys; print(int(sys.argv[1], 0))' "$3" \
-		2>/dev/null); then
-		fail "$1: expected $2, got non-number '$3'"
-		return
-	fi
-	assert_eq "$1" "$e" "$a"
-}
-
-# assert_match WHAT ERE ACTUAL
-assert_match() {
-	if [[ "$3" =~ $2 ]]; then
-		ok
-	else
-		fail "$1: '$3' does not match /$2/"
-	fi
-}
-
-# assert_true WHAT CMD...: CMD must succeed.
-assert_true() {
-	local what=$1
-	shift
-	if "$@"; then
-		ok
-	else
-		fail "$what (command: $*)"
-	fi
-}
 
 # t CMD...: run CMD with the hang detector; a hang is a failure of its own.
 t() {
@@ -177,28 +101,25 @@ bl_san_check() {
 	return $bad
 }
 
+# bl_gone PID: process PID has exited (or never was).
+bl_gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
 # bl_stop_daemon: unmount and wait (BL_EXIT_WAIT s, default 60) until the
 # daemon has exited by itself, so that its exit path, and LeakSanitizer in
 # a sanitizer build, run; only then SIGTERM, and SIGKILL after 10 s more.
 bl_stop_daemon() {
-	local i
 	if [ -n "$MNT" ] && mountpoint -q "$MNT" 2>/dev/null; then
 		fusermount3 -u "$MNT" 2>/dev/null ||
 			fusermount3 -uz "$MNT" 2>/dev/null
 	fi
 	[ -n "$BL_DAEMON_PID" ] || return 0
-	for i in $(seq $((${BL_EXIT_WAIT:-60} * 10))); do
-		kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
+	if ! wait_for -q "${BL_EXIT_WAIT:-60}" bl_gone "$BL_DAEMON_PID"; then
 		echo "note: bpflinkfs did not exit after the unmount; SIGTERM" >&2
 		kill "$BL_DAEMON_PID" 2>/dev/null
-		for i in $(seq 100); do
-			kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$BL_DAEMON_PID" 2>/dev/null
+		wait_for -q 10 bl_gone "$BL_DAEMON_PID" ||
+			kill -9 "$BL_DAEMON_PID" 2>/dev/null
 	fi
 	wait "$BL_DAEMON_PID" 2>/dev/null
 	BL_DAEMON_PID=
@@ -236,24 +157,28 @@ bl_setup() {
 # bl_mount [FUSE OPTIONS...]: start the daemon in the foreground in the
 # background on a fresh MNT and wait (10 s at most) until it answers.
 bl_mount() {
-	local i
 	MNT=$(mktemp -d /tmp/bpflinkfs-mnt.XXXXXX) || die "mktemp"
 	# appended: an earlier daemon's sanitizer report must stay for
 	# bl_san_check
 	"$BPFLINKFS" "$MNT" -f "$@" 2>>"$WORK/daemon.log" &
 	BL_DAEMON_PID=$!
-	for i in $(seq 100); do
-		if mountpoint -q "$MNT"; then
-			return 0
-		fi
-		if ! kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
-			cat "$WORK/daemon.log" >&2
-			die "bpflinkfs exited before the mount was up"
-		fi
-		sleep 0.1
-	done
+	wait_for -q 10 bl_mount_up
+	mountpoint -q "$MNT" && return 0
 	cat "$WORK/daemon.log" >&2
+	bl_gone "$BL_DAEMON_PID" &&
+		die "bpflinkfs exited before the mount was up"
 	die "bpflinkfs: no mount on $MNT after 10 s"
+}
+
+# bl_mount_up: MNT is mounted, or the daemon has exited (no use waiting).
+bl_mount_up() {
+	mountpoint -q "$MNT" || bl_gone "$BL_DAEMON_PID"
+}
+
+# bl_blocked PID: PID waits for an answer of the daemon (in read, once its
+# open is done): the kernel's wchan of a pending FUSE request.
+bl_blocked() {
+	[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = request_wait_answer ]
 }
 
 # bl_daemon_alive: the daemon runs and the mount answers.
@@ -278,18 +203,22 @@ bl_second_daemon() {
 
 # bl_link_gone WHAT ID: link ID leaves `bpftool link show` within 5 s.
 bl_link_gone() {
-	local i
-	for i in $(seq 50); do
-		bpftool link show id "$2" >/dev/null 2>&1 || break
-		sleep 0.1
-	done
-	assert_true "$1" bash -c "! bpftool link show id $2 >/dev/null 2>&1"
+	if wait_for -q 5 bl_no_link "$2"; then
+		ok "$1"
+	else
+		fail "$1: link $2 still in bpftool link show after 5 s"
+	fi
+}
+
+# bl_no_link ID: the kernel has no link ID.
+bl_no_link() {
+	! bpftool link show id "$1" >/dev/null 2>&1
 }
 
 # mkl_start NAME SPEC...: run mklinks with a fifo as stdin and wait until
 # it says "ready". Its link lines are then in ${MKL_OUT[NAME]}.
 mkl_start() {
-	local name=$1 base="$WORK/mkl.$1" pid fd i
+	local name=$1 base="$WORK/mkl.$1" pid fd
 	shift
 	rm -f "$base.in"
 	mkfifo "$base.in" || die "mkfifo"
@@ -300,17 +229,16 @@ mkl_start() {
 	MKL_PID[$name]=$pid
 	MKL_FD[$name]=$fd
 	MKL_OUT[$name]="$base.out"
-	for i in $(seq 150); do
-		if grep -qx ready "$base.out" 2>/dev/null; then
-			return 0
-		fi
-		if ! kill -0 "$pid" 2>/dev/null; then
-			cat "$base.err" >&2
-			die "mklinks $* failed"
-		fi
-		sleep 0.1
-	done
+	wait_for -q 15 bl_ready_or_gone "$base.out" "$pid"
+	grep -qx ready "$base.out" 2>/dev/null && return 0
+	cat "$base.err" >&2
+	bl_gone "$pid" && die "mklinks $* failed"
 	die "mklinks $*: not ready after 15 s"
+}
+
+# bl_ready_or_gone FILE PID: FILE has a line "ready", or PID has exited.
+bl_ready_or_gone() {
+	grep -qx ready "$1" 2>/dev/null || bl_gone "$2"
 }
 
 # mkl_lines NAME: the link lines (without "ready").
@@ -321,13 +249,9 @@ mkl_lines() {
 # mkl_stop NAME: close mklinks' stdin and wait (10 s) until it has exited,
 # so its links are gone from the kernel.
 mkl_stop() {
-	local name=$1 pid=${MKL_PID[$1]} fd=${MKL_FD[$1]} i rc=0
+	local name=$1 pid=${MKL_PID[$1]} fd=${MKL_FD[$1]} rc=0
 	exec {fd}>&-
-	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! wait_for -q 10 bl_gone "$pid"; then
 		kill -9 "$pid"
 		fail "mklinks $name did not exit on EOF"
 	fi

@@ -73,13 +73,11 @@ for l in json.load(sys.stdin):
 # wait_links_gone SECONDS ID...: wait until none of the ids is in
 # `bpftool link show`; prints the ones left after SECONDS.
 wait_links_gone() {
-	local secs=$1 i left
+	local secs=$1 left ids
 	shift
-	for i in $(seq $((secs * 10))); do
-		left=$(bpftool_link_ids | grep -xF "${@/#/-e}")
-		[ -z "$left" ] && return 0
-		sleep 0.1
-	done
+	ids=("${@/#/-e}")
+	wait_for -q "$secs" eval 'left=$(bpftool_link_ids | grep -xF "${ids[@]}"); [ -z "$left" ]' &&
+		return 0
 	echo "$left" | xargs
 	return 1
 }

@@ -57,15 +57,11 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.argv[1], sys.argv[1:])' "$BPFLINKFS" "$dir" -f "$@" \
 		2>"$LC_LOG" &
 	BL_DAEMON_PID=$!
-	for i in $(seq 100); do
-		lc_answers "$dir" && return 0
-		if ! kill -0 "$BL_DAEMON_PID" 2>/dev/null; then
-			cat "$LC_LOG" >&2
-			die "bpflinkfs exited before the mount on $dir was up"
-		fi
-		sleep 0.1
-	done
+	wait_for -q 10 eval 'lc_answers "$dir" || bl_gone "$BL_DAEMON_PID"'
+	lc_answers "$dir" && return 0
 	cat "$LC_LOG" >&2
+	bl_gone "$BL_DAEMON_PID" &&
+		die "bpflinkfs exited before the mount on $dir was up"
 	die "bpflinkfs: no mount answering on $dir after 10 s"
 }
 
@@ -85,17 +81,12 @@ lc_gone() {
 # exited and set LC_RC to its exit status. Returns 1 if it still runs
 # after SECONDS. (Not in $(...): a subshell cannot reap the child.)
 lc_wait_exit() {
-	local pid=$1 i
+	local pid=$1
 	LC_RC=
-	for i in $(seq $(($2 * 10))); do
-		if lc_gone "$pid"; then
-			LC_RC=0
-			wait "$pid" 2>/dev/null || LC_RC=$?
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
+	wait_for -q "$2" lc_gone "$pid" || return 1
+	LC_RC=0
+	wait "$pid" 2>/dev/null || LC_RC=$?
+	return 0
 }
 
 # lc_present ID...: print the given ids that bpftool lists, one a line.

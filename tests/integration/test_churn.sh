@@ -26,6 +26,7 @@ END=$((SECONDS + DURATION))
 		if ((n % 2)); then
 			"$MKLINKS" "${specs[@]}" </dev/null
 		else
+			# kept: links held 0.05 s, while stdin is open
 			sleep 0.05 | "$MKLINKS" "${specs[@]}"
 		fi >>"$WORK/made" 2>>"$WORK/mkl.err" ||
 			echo "mklinks exited with $?" >>"$WORK/mkl.err"

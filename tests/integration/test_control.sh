@@ -258,7 +258,16 @@ for c in "${CPUS[@]}"; do
 	busy "$c" 0.3
 	python3 -c 'x = bytearray(1 << 24)' # page faults
 done
-sleep 0.2
+# tp_event_fired: every tracepoint and event link has counted since snap
+# (a software event's sample may land a moment after the load that made it)
+tp_event_fired() {
+	local id
+	for id in "${ALL_IDS[@]}"; do
+		case ${KIND[$id]} in tracepoint | event) ;; *) continue ;; esac
+		[ "$(delta "$id")" -gt 0 ] || return 1
+	done
+}
+wait_for -q 5 tp_event_fired
 for id in "${ALL_IDS[@]}"; do
 	case ${KIND[$id]} in tracepoint | event) ;; *) continue ;; esac
 	d=$(delta "$id")
@@ -386,10 +395,7 @@ assert_errno "-ID of a removed link" ENOENT "-$U_A"$'\n'
 mapfile -t LEFT < <(owned_listing | cut -f1)
 [ "${#LEFT[@]}" -gt 10 ] || fail "only ${#LEFT[@]} owned links before unmount"
 fusermount3 -u "$MNT" || fail "fusermount3 -u"
-for i in $(seq 150); do
-	kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 15 bl_gone "$BL_DAEMON_PID"
 kill -0 "$BL_DAEMON_PID" 2>/dev/null && fail "daemon still runs 15 s after unmount"
 wait "$BL_DAEMON_PID" 2>/dev/null
 assert_eq "daemon exit status after unmount" 0 "$?"

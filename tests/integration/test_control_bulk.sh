@@ -125,11 +125,7 @@ t ls "$MNT" >"$WORK/root.ls"
 assert_eq "owned links in ls right after -*" 0 \
 	"$(grep -cxFf "$WORK/all" "$WORK/root.ls")"
 assert_eq "cat control after -*" "" "$(owned_listing)"
-for i in $(seq 100); do
-	left=$(bpftool_link_ids | grep -cxFf "$WORK/all")
-	[ "$left" -eq 0 ] && break
-	sleep 0.1
-done
+wait_for -q 10 eval 'left=$(bpftool_link_ids | grep -cxFf "$WORK/all"); [ "$left" -eq 0 ]'
 assert_eq "links in bpftool 10 s after -*" 0 "$left"
 assert_eq "link fds the daemon holds after -*" 0 \
 	"$(daemon_link_ids | grep -cxFf "$WORK/all")"
@@ -141,10 +137,7 @@ ids=$(ctl_create "$(printf '%s\n' "u:$TGT:bpflinkfs_target_a" \
 mapfile -t TERM_IDS <<<"$ids"
 [ "${#TERM_IDS[@]}" -ge 4 ] || fail "only ${#TERM_IDS[@]} links before SIGTERM"
 kill -TERM "$BL_DAEMON_PID"
-for i in $(seq 150); do
-	kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 15 bl_gone "$BL_DAEMON_PID"
 kill -0 "$BL_DAEMON_PID" 2>/dev/null && fail "daemon runs 15 s after SIGTERM"
 wait "$BL_DAEMON_PID"
 rc=$?

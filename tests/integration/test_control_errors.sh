@@ -147,10 +147,7 @@ EOF
 if [ "$(uname -m)" = x86_64 ] && gcc -O1 -o "$WORK/tgt/lock" "$WORK/lock.c"; then
 	"$WORK/tgt/lock" &
 	LOCKPID=$!
-	for _ in $(seq 50); do
-		grep -q "$WORK/tgt/lock" "/proc/$LOCKPID/maps" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_for -q 5 grep -q "$WORK/tgt/lock" "/proc/$LOCKPID/maps" 2>/dev/null
 	case_ EOPNOTSUPP "u:$WORK/tgt/lock:lk_*" 'lk_*'
 	assert_match "the refused target is named" \
 		"lk_locked \(file offset 0x[0-9a-f]+\), a target of the 4," \
@@ -185,6 +182,16 @@ bpftool link show id "$FID" >/dev/null 2>&1 && ok ||
 mkl_stop foreign
 
 # --- all-or-nothing ------------------------------------------------------
+# undone_gone: no link of the daemon (its fds, or of its programs $progs)
+# is new since $before (in $extra, the ones that are); all_or_nothing's
+# locals
+undone_gone() {
+	extra=$(comm -13 <(echo "$before") <(daemon_link_ids | sort -n) | xargs)
+	# shellcheck disable=SC2086
+	[ -n "$progs" ] && extra="$extra $(comm -13 <(echo "$before") \
+		<(links_of_progs $progs) | xargs)"
+	[ -z "${extra// /}" ]
+}
 # all_or_nothing ERRNO BADCOL_TEXT DATA: DATA's third line is bad, first at
 # BADCOL_TEXT; the write fails, nothing stays, error_log says line 3 with
 # the caret under the first bad character.
@@ -202,14 +209,7 @@ all_or_nothing() {
 	assert_eq "all-or-nothing: caret column under '$at'" "$col" "$ccol"
 	# the kernel lets go of the undone links within a short wait
 	progs=$(daemon_prog_ids)
-	for i in $(seq 50); do
-		extra=$(comm -13 <(echo "$before") <(daemon_link_ids | sort -n) |
-			xargs)
-		[ -n "$progs" ] && extra="$extra $(comm -13 <(echo "$before") \
-			<(links_of_progs $progs) | xargs)"
-		[ -z "${extra// /}" ] && break
-		sleep 0.1
-	done
+	wait_for -q 5 undone_gone
 	assert_eq "all-or-nothing: links left by the daemon" "" "${extra// /}"
 	t ls "$MNT" | grep -xF -f <(echo "$extra" | tr ' ' '\n' | grep .) &&
 		fail "all-or-nothing: undone links still in ls"

@@ -260,8 +260,10 @@ import errno, os, subprocess, sys, threading, time
 ctl, many, tgt, how = sys.argv[1:5]
 t0 = time.monotonic()
 done = {}
+tids = {}
 
 def write(name, fd, line):
+    tids[name] = threading.get_native_id()
     try:
         os.write(fd, line.encode())
         r = "OK"
@@ -274,7 +276,16 @@ quick_fd = os.open(ctl, os.O_RDWR)
 slow = threading.Thread(target=write, args=(
     "slow", slow_fd, "u:%s:many_f\n" % many * 4))
 slow.start()
-time.sleep(0.5)
+# the slow request is in the daemon: its thread waits for the answer
+while "slow" not in done:
+    try:
+        with open("/proc/self/task/%d/wchan" % tids["slow"]) as f:
+            if f.read().strip() == "request_wait_answer":
+                break
+    except (KeyError, OSError):
+        pass
+    time.sleep(0.01)
+t_in = time.monotonic() - t0
 line = "u:%s:bpflinkfs_target_a\n" % tgt
 if how == "process":  # sh: quick to start
     p = subprocess.run(["sh", "-c", 'printf "%s" "$1" >"$2"', "sh", line,
@@ -285,16 +296,16 @@ else:
     write("quick", quick_fd, line)
 slow.join()
 print(done["quick"][1], done["slow"][1], "%.2f" % done["quick"][0],
-      "%.2f" % done["slow"][0])
+      "%.2f" % done["slow"][0], "%.2f" % t_in)
 EOF
 for how in fd process; do
-	read -r q s qt st <<<"$(timeout 120 python3 "$WORK/race.py" \
+	read -r q s qt st tin <<<"$(timeout 120 python3 "$WORK/race.py" \
 		"$MNT/control" "$WORK/many" "$TGT" "$how")"
 	assert_eq "$how: the quick write" OK "$q"
 	assert_eq "$how: the slow write" OK "$s"
 	assert_true "$how: the quick one done (${qt:-?} s) before the slow one (${st:-?} s)" \
-		python3 -c 'import sys; q, s = map(float, sys.argv[1:])
-sys.exit(not (q < s and q < 0.5 + (s - 0.5) / 2))' "${qt:-9}" "${st:-0}"
+		python3 -c 'import sys; q, s, i = map(float, sys.argv[1:])
+sys.exit(not (q < s and q < i + (s - i) / 2))' "${qt:-9}" "${st:-0}" "${tin:-0}"
 	assert_eq "$how: five links made" 5 "$(daemon_link_ids | wc -l)"
 	echo '-*' >"$MNT/control"
 done
@@ -343,10 +354,7 @@ assert_eq "owned listing: exactly those" "$want" \
 	"$(owned_listing | cut -f1 | sort -n | xargs)"
 # the failing writer's links leave the tree at once, but the reaper
 # closes their fds in the background (~0.1 s a uprobe): wait for that
-for _ in $(seq 100); do
-	[ "$(daemon_link_ids | xargs)" == "$want" ] && break
-	sleep 0.1
-done
+wait_for -q 10 eval '[ "$(daemon_link_ids | xargs)" == "$want" ]'
 assert_eq "the daemon's link fds: exactly those" "$want" \
 	"$(daemon_link_ids | xargs)"
 echo '-*' >"$MNT/control"

@@ -201,21 +201,21 @@ time.sleep(60)
 EOF
 # half_killed SIGNAL HOW: a writer of the half line, killed by SIGNAL
 half_killed() {
-	local pid i
+	local pid before
+	before=$(timeout 15 tail -n 3 "$MNT/error_log")
 	rm -f "$WORK/half.out"
 	python3 "$WORK/half.py" "$MNT/control" "$HALF" "$2" >"$WORK/half.out" &
 	pid=$!
-	for i in $(seq 150); do
-		grep -q ready "$WORK/half.out" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_for 15 grep -q ready "$WORK/half.out"
 	kill -"$1" "$pid"
 	wait "$pid" 2>/dev/null
+	# the last holder's close (a forked child's after its 1.5 s) releases
+	# the handle, and the half line's entry is logged
+	wait_for 15 eval '[ "$(timeout 15 tail -n 3 "$MNT/error_log")" != "$before" ]'
 }
 for how in wait thread fork; do
 	for sig in KILL TERM; do
 		half_killed "$sig" "$how"
-		[ "$how" = fork ] && sleep 2.5 # the child's exit, the release
 		nothing_made "writer ($how) killed by SIG$sig"
 		IFS=$'\t' read -r _ ename _ _ line msg \
 			<<<"$(errlog_entries | tail -n 1)"

@@ -90,7 +90,7 @@ import socket
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("10.254.0.2", 9999))' \
 			2>/dev/null
 		kill -0 "$rx" 2>/dev/null || break
-		sleep 0.1
+		sleep 0.1 # kept: the send rate while the receiver listens
 	done
 	wait "$rx"
 }
@@ -104,10 +104,7 @@ ip netns exec "${NS}b" "$XDP_LINK" vb <"$WORK/xdp.in" >"$WORK/xdp.out" \
 	2>"$WORK/xdp.err" &
 XDP_PID=$!
 exec {XDP_FD}>"$WORK/xdp.in"
-for _ in $(seq 100); do
-	grep -qx ready "$WORK/xdp.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for -q 10 grep -qx ready "$WORK/xdp.out" 2>/dev/null
 XDP_ID=$(head -n1 "$WORK/xdp.out" | cut -f1)
 [ -n "$XDP_ID" ] || die "xdp_link: $(cat "$WORK/xdp.err")"
 assert_match "ip link shows the XDP program" "prog/xdp" \

@@ -24,15 +24,15 @@ declare -A RPID
 # start_reader NAME ID: `cat ID/events` in the background, returning once
 # its open is done (the file is among its fds), so later hits are its own.
 start_reader() {
-	local i
 	cat "$MNT/$2/events" >"$WORK/$1.out" 2>"$WORK/$1.err" &
 	RPID[$1]=$!
-	for i in $(seq 100); do
-		ls -l "/proc/${RPID[$1]}/fd" 2>/dev/null | grep -q "/$2/events$" &&
-			return 0
-		sleep 0.05
-	done
-	fail "reader $1 did not open $2/events"
+	wait_for -q 5 has_open "${RPID[$1]}" "/$2/events" ||
+		fail "reader $1 did not open $2/events"
+}
+
+# has_open PID SUFFIX: process PID has a file open whose path ends in SUFFIX
+has_open() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -q "$2\$"
 }
 
 stop_reader() {
@@ -41,14 +41,11 @@ stop_reader() {
 	unset "RPID[$1]"
 }
 
-# wait_lines FILE N: until FILE has N lines (10 s at most), then 0.3 s more
-# for any line too many.
+# wait_lines FILE N: until FILE has N lines (10 s at most), then 0.3 s more:
+# a line too many has no condition to wait on, so it gets a fixed window.
 wait_lines() {
-	local i
-	for i in $(seq 100); do
-		[ "$(wc -l <"$1")" -ge "$2" ] && break
-		sleep 0.1
-	done
+	local file=$1 n=$2
+	wait_for -q 10 eval '[ "$(wc -l <"$file")" -ge "$n" ]'
 	sleep 0.3
 }
 
@@ -110,7 +107,7 @@ done
 
 # --- a reader opened after the calls gets none of them
 start_reader late "$URET"
-sleep 0.5
+sleep 0.5 # a window for a line that must not come: nothing to wait on
 stop_reader late
 assert_eq "late reader" 0 "$(wc -c <"$WORK/late.out")"
 
@@ -130,10 +127,7 @@ rm -f "$WORK/stop"
 timeout 300 "${CHECK[@]}" slow "$MNT/$UP/events" "$WORK/slow.out" \
 	"$WORK/stop" &
 SLOW=$!
-for i in $(seq 100); do
-	[ -e "$WORK/stop.opened" ] && break
-	sleep 0.1
-done
+wait_for 10 test -e "$WORK/stop.opened"
 fixture 1000000
 touch "$WORK/stop"
 wait "$SLOW" || fail "slow reader failed"
@@ -220,10 +214,7 @@ fi
 GONE=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "uprobe"
 start_reader gone "$GONE"
 ctl_create "-$GONE"$'\n' >/dev/null || fail "removal of $GONE"
-for i in $(seq 30); do
-	kill -0 "${RPID[gone]}" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 3 bl_gone "${RPID[gone]}"
 rc=0
 kill -0 "${RPID[gone]}" 2>/dev/null && rc=1
 assert_eq "removed link: blocked reader returned" 0 "$rc"
@@ -270,10 +261,11 @@ for i in range(100):
     os.close(fd)
 PY
 	fail "100 open/close cycles"
-for i in 1 2 3 4 5; do # readers killed while blocked in read
+for i in 1 2 3 4 5; do # readers killed while blocked in read (by 0.3 s)
 	(timeout -s KILL 0.3 cat "$MNT/$UP/events" >/dev/null 2>&1)
 done 2>/dev/null
-sleep 0.5
+# the daemon lets go of the killed readers' handles
+wait_for -q 10 eval '[ "$(daemon_counts)" = "$BEFORE" ] && [ "$(events_active)" = 0 ]'
 AFTER=$(daemon_counts)
 assert_eq "fds threads rings after 105 opens" "$BEFORE" "$AFTER"
 assert_eq "no slot records after the last close" 0 "$(events_active)"
@@ -282,17 +274,11 @@ t cat "$MNT/$UP/hits" >/dev/null || fail "daemon stuck after killed readers"
 # --- blocked reader, lazy unmount: the reader returns, the daemon exits
 start_reader lazy "$UP"
 umount -l "$MNT"
-for i in $(seq 30); do
-	kill -0 "${RPID[lazy]}" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 3 bl_gone "${RPID[lazy]}"
 assert_true "lazy unmount: blocked reader returned" \
 	bash -c "! kill -0 ${RPID[lazy]} 2>/dev/null"
 stop_reader lazy
-for i in $(seq 100); do
-	kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 10 bl_gone "$BL_DAEMON_PID"
 rc=0
 timeout 5 tail --pid="$BL_DAEMON_PID" -f /dev/null || rc=$?
 assert_eq "lazy unmount: daemon exited" 0 "$rc"
@@ -306,10 +292,7 @@ bl_mount
 UP=$(ctl_create "uprobe:$FIX:bpflinkfs_events_hit"$'\n') || die "uprobe"
 start_reader term "$UP"
 kill -TERM "$BL_DAEMON_PID"
-for i in $(seq 30); do
-	kill -0 "${RPID[term]}" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 3 bl_gone "${RPID[term]}"
 assert_true "SIGTERM: blocked reader returned" \
 	bash -c "! kill -0 ${RPID[term]} 2>/dev/null"
 stop_reader term

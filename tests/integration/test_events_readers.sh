@@ -30,12 +30,9 @@ EV=$MNT/$ID/events
 retvals() { awk -F'\t' '{ print $NF }' "$1" | xargs; }
 # wait_hits N: the link's hits reach N (10 s at most)
 wait_hits() {
-	local i
-	for i in $(seq 100); do
-		[ "$(cat "$MNT/$ID/hits")" -ge "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "hits did not reach $1"
+	local n=$1
+	wait_for -q 10 eval '[ "$(cat "$MNT/$ID/hits")" -ge "$n" ]' ||
+		fail "hits did not reach $1"
 }
 # wait_ready FD: FD is readable (10 s at most)
 wait_ready() {
@@ -120,10 +117,7 @@ rm -f "$WORK/go"
 FIXPID=$!
 t head -n 3 "$EV" >"$WORK/h3" 2>"$WORK/h3.err" &
 HPID=$!
-for i in $(seq 100); do
-	ls -l "/proc/$HPID/fd" 2>/dev/null | grep -q "/$ID/events$" && break
-	sleep 0.05
-done
+wait_for -q 5 eval 'ls -l "/proc/$HPID/fd" 2>/dev/null | grep -q "/$ID/events$"'
 touch "$WORK/go"
 wait "$HPID"
 assert_eq "head -n 3 FILE: exit 0, no error" "0 " "$? $(cat "$WORK/h3.err")"

@@ -54,7 +54,7 @@ fi
 # The foreign links: a raw tracepoint with a cookie and a netns link held
 # by mklinks and a forked child; a uprobe_multi link (pid filter, cookies,
 # a reference counter) and a uretprobe_multi link where the kernel has them
-sleep 600 &
+sleep 600 & # a process for the pid filter to name, not a wait
 FILTER_PID=$!
 mkl_start every --fork "raw_tracepoint:sys_enter:77" flow_dissector
 CHILD=$(awk '$1 == "child" { print $2 }' "${MKL_OUT[every]}")
@@ -341,10 +341,7 @@ if grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
 		"$(t cat "$MNT/links.json" | jq -r --argjson id "$RAW" \
 			'.[] | select(.id == $id) | .pinned[]')"
 	mkl_stop every
-	for i in $(seq 50); do
-		[ -z "$(holders "$RAW")" ] && break
-		sleep 0.1
-	done
+	wait_for -q 5 eval '[ -z "$(holders "$RAW")" ]'
 	assert_eq "$RAW/pids after its holders exit" "" "$(pids_of "$RAW")"
 	assert_eq "$RAW/pinned after its holders exit" "$PIN/raw" \
 		"$(t cat "$MNT/$RAW/pinned")"

@@ -34,12 +34,9 @@ unlimit() {
 }
 # released ID: the daemon no longer holds link ID (the reaper closed it)
 released() {
-	local i
-	for i in $(seq 100); do
-		daemon_link_ids | grep -qx "$1" || return 0
-		sleep 0.1
-	done
-	fail "the daemon still holds link $1 after 10 s"
+	local id=$1
+	wait_for -q 10 eval '! daemon_link_ids | grep -qx "$id"' ||
+		fail "the daemon still holds link $1 after 10 s"
 }
 owned_ids() { owned_listing | cut -f1 | xargs; }
 

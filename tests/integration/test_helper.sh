@@ -73,10 +73,7 @@ helper_mount() {
 	t "$@" >"$WORK/mount.out" 2>&1 || rc=$?
 	assert_eq "$what: mount exit status ($(xargs <"$WORK/mount.out"))" \
 		0 "$rc"
-	for i in $(seq 50); do
-		lc_answers "$MNT" && break
-		sleep 0.1
-	done
+	wait_for -q 5 lc_answers "$MNT"
 	lc_answers "$MNT" && ok || fail "$what: the mount does not answer"
 	assert_eq "$what: fstype" fuse.bpflinkfs \
 		"$(findmnt -n -o FSTYPE --mountpoint "$MNT")"
@@ -91,11 +88,8 @@ helper_umount() {
 	id=$(ctl_create "s:cpu-clock cpu=0"$'\n') || fail "$what: create"
 	assert_eq "$what: bpftool lists the new link" "$id" "$(lc_present "$id")"
 	t umount "$MNT" || fail "$what: umount $MNT failed"
-	# by the clock: a sanitizer build's exit (LeakSanitizer) takes a while
-	local end=$((SECONDS + 30))
-	while ! lc_gone "$HPID" && [ "$SECONDS" -lt "$end" ]; do
-		sleep 0.1
-	done
+	# 30 s: a sanitizer build's exit (LeakSanitizer) takes a while
+	wait_for -q 30 lc_gone "$HPID"
 	if lc_gone "$HPID"; then
 		ok
 		assert_eq "$what: owned link left" "" "$(lc_present "$id")"

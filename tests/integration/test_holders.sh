@@ -132,12 +132,15 @@ else
 		_ "$LIBPOD" >"$WORK/bpftrace.out" 2>&1 &
 	BT_PID=$!
 	entry=
-	for _ in $(seq 300); do
+	# bt_entry: bpftrace's attached/ entry is listed (then in $entry)
+	bt_entry() {
+		local d
 		for d in "$MNT"/attached/"$BT_PID"-*/; do
-			[ -d "$d" ] && entry=$d && break 2
+			[ -d "$d" ] && entry=$d && return 0
 		done
-		sleep 0.1
-	done
+		return 1
+	}
+	wait_for -q 30 bt_entry
 	if [ -z "$entry" ]; then
 		fail "bpftrace $BT_PID: no attached/ entry in 30 s: $(cat \
 			"$WORK/bpftrace.out")"

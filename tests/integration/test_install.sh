@@ -7,26 +7,22 @@
 # bare name that systemd finds on its fixed search path).
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 SRC=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..
 [ -n "${BPFLINKFS:-}" ] && [ -x "$BPFLINKFS" ] ||
-	{ echo "SKIP: \$BPFLINKFS is not set (run through meson test)"; exit 77; }
-command -v meson >/dev/null || { echo "SKIP: meson is not installed"; exit 77; }
+	skip "\$BPFLINKFS is not set (run through meson test)"
+command -v meson >/dev/null || skip "meson is not installed"
 # BPFLINKFS is BUILD/fs/bpflinkfs
 BUILD=$(dirname "$(dirname "$(readlink -f "$BPFLINKFS")")")
 [ -f "$BUILD/meson-private/coredata.dat" ] ||
-	{ echo "SKIP: $BUILD is not a meson build directory"; exit 77; }
+	skip "$BUILD is not a meson build directory"
 
-FAILS=0
-fail() {
-	echo "FAIL: $*" >&2
-	FAILS=$((FAILS + 1))
-}
 WORK=$(mktemp -d /tmp/bpflinkfs-install.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 D=$WORK/dest
 
 meson introspect "$BUILD" --buildoptions >"$WORK/opts.json" ||
-	{ echo "FAIL: meson introspect"; exit 1; }
+	die "meson introspect"
 opt() {
 	python3 -c '
 import json, sys
@@ -50,7 +46,7 @@ import json, sys; print(json.load(sys.stdin)["version"])')
 
 timeout 120 meson install -C "$BUILD" --no-rebuild --destdir "$D" \
 	>"$WORK/install.log" 2>&1 ||
-	{ cat "$WORK/install.log"; echo "FAIL: meson install"; exit 1; }
+	{ cat "$WORK/install.log" >&2; die "meson install"; }
 echo "installed: $(cd "$D" && find . -type f -o -type l | sort | xargs)"
 
 bin=$D$SBIN/bpflinkfs
@@ -85,8 +81,4 @@ grep -q 'systemctl enable' "$SRC/README.md" ||
 	fail "README.md does not say how to enable the unit (systemctl enable)"
 
 echo "unit ExecStart: $exec_start"
-if [ "$FAILS" -ne 0 ]; then
-	echo "$FAILS checks failed"
-	exit 1
-fi
-echo "all checks passed"
+finish

@@ -314,7 +314,7 @@ with open("/proc/%s/mem" % pid, "rb") as m:
     print(int.from_bytes(m.read(2), "little"))
 EOF
 }
-for i in $(seq 50); do grep -q "$FIX" /proc/$FPID/maps 2>/dev/null && break; sleep 0.1; done
+wait_for -q 5 grep -q "$FIX" "/proc/$FPID/maps" 2>/dev/null
 assert_true "semaphore raised while linked" test "$(sema_now)" -ge 1
 ctl_write "-$G"$'\n' >/dev/null
 bl_link_gone "-ID detaches the usdt link" "$G"

@@ -7,22 +7,18 @@
 # mount.fuse3(8) describes and --help covers with "-o OPT".
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 SRC=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..
 MAN=$SRC/man/bpflinkfs.8
 FUSE_MAN=/usr/share/man/man8/mount.fuse3.8.gz
 
 [ -n "${BPFLINKFS:-}" ] && [ -x "$BPFLINKFS" ] ||
-	{ echo "SKIP: \$BPFLINKFS is not set (run through meson test)"; exit 77; }
+	skip "\$BPFLINKFS is not set (run through meson test)"
 command -v groff >/dev/null ||
-	{ echo "SKIP: groff is not installed (apt-get install groff-base)"; exit 77; }
-[ -r "$FUSE_MAN" ] || { echo "SKIP: no $FUSE_MAN (install fuse3)"; exit 77; }
-[ -r "$MAN" ] || { echo "FAIL: no $MAN"; exit 1; }
+	skip "groff is not installed (apt-get install groff-base)"
+[ -r "$FUSE_MAN" ] || skip "no $FUSE_MAN (install fuse3)"
+[ -r "$MAN" ] || die "no $MAN"
 
-FAILS=0
-fail() {
-	echo "FAIL: $*" >&2
-	FAILS=$((FAILS + 1))
-}
 WORK=$(mktemp -d /tmp/bpflinkfs-man.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
@@ -121,8 +117,4 @@ own_man=$(sed 's/^/o:/' "$WORK/fuse.opts" | comm -23 "$WORK/man.opts" - |
 
 echo "--help: $(xargs <"$WORK/help.opts")"
 echo "man OPTIONS: $(xargs <"$WORK/man.opts")"
-if [ "$FAILS" -ne 0 ]; then
-	echo "$FAILS checks failed"
-	exit 1
-fi
-echo "all checks passed"
+finish

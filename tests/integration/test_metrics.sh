@@ -61,12 +61,9 @@ EOF
 
 # wait_http WHAT URL PID: until URL answers (30 s) while PID runs.
 wait_http() {
-	local i
-	for i in $(seq 300); do
-		http_get "$2" >/dev/null 2>&1 && return 0
-		kill -0 "$3" 2>/dev/null || break
-		sleep 0.1
-	done
+	local url=$2 pid=$3
+	wait_for -q 30 eval 'http_get "$url" >/dev/null 2>&1 || bl_gone "$pid"'
+	http_get "$2" >/dev/null 2>&1 && return 0
 	die "$1 does not answer on $2"
 }
 
@@ -332,37 +329,33 @@ EOF
 }
 Q="bpflinkfs_link_hits_total{spec=\"$SPEC_A\"}"
 # the fixture runs: rate() over the hits is positive
-( while :; do "$TGT" 100 >/dev/null; sleep 0.05; done ) &
+# (kept: 0.05 s between runs of 100 calls, a steady rate for 5 s windows;
+# it ends its current run and stops once fix.stop exists)
+( while [ ! -e "$WORK/fix.stop" ]; do
+	"$TGT" 100 >/dev/null
+	sleep 0.05
+done ) &
 FIX_PID=$!
 rate=
-for i in $(seq 60); do
+# rate_up: the query's rate() is positive
+rate_up() {
 	rate=$(promql "rate($Q[5s])")
 	python3 -c 'import sys; sys.exit(not float(sys.argv[1] or 0) > 0)' \
-		"${rate:-0}" 2>/dev/null && break
-	sleep 0.5
-done
+		"${rate:-0}" 2>/dev/null
+}
+wait_for -q 60 rate_up # a busy host scrapes late
 assert_true "PromQL rate($Q[5s]) > 0 while the fixture runs ($rate)" \
 	python3 -c 'import sys; sys.exit(not float(sys.argv[1]) > 0)' \
 	"${rate:-0}"
-kill "$FIX_PID"
+# the fixture stops after the run it is in (a kill would leave that run
+# going to its end: CI's sanitizer pass once read the hits 100 calls
+# short): then the query answers the hits file's value
+touch "$WORK/fix.stop"
 wait "$FIX_PID" 2>/dev/null
 FIX_PID=
-# the fixture stops: the query answers the hits file's value, once it
-# settles (killing the loop leaves a run it had started going to its end:
-# CI's sanitizer pass once read the hits 100 calls short)
 h=$(cat "$MNT/$ID_A/hits")
-for i in $(seq 20); do
-	sleep 0.5
-	h2=$(cat "$MNT/$ID_A/hits")
-	[ "$h2" = "$h" ] && break
-	h=$h2
-done
 v=
-for i in $(seq 60); do
-	v=$(promql "$Q")
-	[ "$v" == "$h" ] && break
-	sleep 0.5
-done
+wait_for -q 30 eval 'v=$(promql "$Q"); [ "$v" == "$h" ]'
 assert_eq "PromQL $Q" "$h" "$v"
 kill "$PROM_PID" "$NE_PID"
 wait "$PROM_PID" "$NE_PID" 2>/dev/null

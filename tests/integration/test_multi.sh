@@ -136,7 +136,7 @@ RID=$(make_link "uretprobe:$MT:fn_t*") || die "uretprobe glob refused"
 assert_eq "uretprobe glob: type" uretprobe_multi "$(cat "$MNT/$RID/type")"
 assert_eq "uretprobe glob: offsets" "$(cut -d' ' -f1 "$WORK/want_t")" \
 	"$(funcs_col "$RID" OFFSET | sort)"
-sleep 60 &
+sleep 60 & # a process for pid= to name, not a wait
 SLEEPER=$!
 PID_ID=$(make_link "uprobe:$MT:fn_* pid=$SLEEPER") || die "pid= refused"
 assert_eq "pid file" "$SLEEPER" "$(cat "$MNT/$PID_ID/pid")"
@@ -222,7 +222,7 @@ fi
 OA=$(elf_file_offset "$TARGET" bpflinkfs_target_a) || die "readelf a"
 OB=$(elf_file_offset "$TARGET" bpflinkfs_target_b) || die "readelf b"
 SEMA=$(elf_file_offset "$TARGET" bpflinkfs_target_sema) || die "readelf sema"
-sleep 60 &
+sleep 60 & # a process for --pid to name, not a wait
 HOLDER=$!
 mkl_start foreign --pid "$HOLDER" \
 	"uprobe_multi:$TARGET:$OA/$SEMA,$OB:111,222"
@@ -269,12 +269,15 @@ bl_link_gone "-ID detaches the multi link" "$ID"
 # Its slots counted 17 calls; the reaper gives them back zeroed once the
 # kernel lets go, and a new link that takes them starts at 0 without
 # zeroing them itself. Until the reaper is done, a new link gets others.
-for try in $(seq 20); do
+# slots_back: a new link got ID's slots (else it is removed again)
+slots_back() {
 	AGAIN=$(make_link "uprobe:$MT:fn_*") || die "fn_* again refused"
-	[ "$(funcs_col "$AGAIN" COOKIE | sort -n)" == "$ID_COOKIES" ] && break
+	[ "$(funcs_col "$AGAIN" COOKIE | sort -n)" == "$ID_COOKIES" ] &&
+		return 0
 	echo "-$AGAIN" >"$MNT/control"
-	sleep 0.5
-done
+	return 1
+}
+wait_for -q 10 slots_back
 assert_eq "a new link takes the released slots" "$ID_COOKIES" \
 	"$(funcs_col "$AGAIN" COOKIE | sort -n)"
 assert_eq "released slots start at 0: hits" 0 "$(cat "$MNT/$AGAIN/hits")"

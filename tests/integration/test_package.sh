@@ -208,11 +208,7 @@ echo "unit: ${pre[*]}; ${start[*]}; ${stop[*]}"
 "${pre[@]}" && [ -d "$SMNT" ] && ok || fail "ExecStartPre did not make $SMNT"
 "${start[@]}" 2>"$WORK/unit.log" &
 BL_DAEMON_PID=$!
-for _ in $(seq 100); do
-	lc_answers "$SMNT" && break
-	kill -0 "$BL_DAEMON_PID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 10 eval 'lc_answers "$SMNT" || bl_gone "$BL_DAEMON_PID"'
 lc_answers "$SMNT" && ok ||
 	fail "the unit's ExecStart did not mount $SMNT: $(cat "$WORK/unit.log")"
 assert_match "the unit's mount has ARGS' option" "(^|,)allow_other(,|$)" \
@@ -257,10 +253,7 @@ pkg_mount() {
 	shift
 	t "$@" >"$WORK/mount.out" 2>&1 ||
 		fail "$what: exit $? ($(xargs <"$WORK/mount.out"))"
-	for _ in $(seq 50); do
-		lc_answers "$MNT" && break
-		sleep 0.1
-	done
+	wait_for -q 5 lc_answers "$MNT"
 	lc_answers "$MNT" && ok || fail "$what: $MNT does not answer"
 	assert_eq "$what: fstype" fuse.bpflinkfs \
 		"$(findmnt -n -o FSTYPE --mountpoint "$MNT")"
@@ -273,10 +266,7 @@ pkg_mount() {
 	echo "$what: served by /usr/sbin/bpflinkfs (pid ${pid:-none})"
 	t umount "$MNT" || fail "$what: umount $MNT failed"
 	[ -z "$pid" ] && return 0
-	for _ in $(seq 300); do
-		lc_gone "$pid" && break
-		sleep 0.1
-	done
+	wait_for -q 30 lc_gone "$pid"
 	lc_gone "$pid" && ok || fail "$what: daemon $pid runs 30 s after umount"
 }
 

@@ -64,10 +64,7 @@ rm -f "$PIN/stray" "$PIN/link_${FOREIGN[0]}"
 # removal unpins and detaches
 echo "-$UPROBE" >"$MNT/control" || fail "remove $UPROBE"
 assert_true "$UPROBE gone from the tree" test ! -e "$MNT/$UPROBE"
-for i in $(seq 50); do
-	[ -e "$PIN/link_$UPROBE" ] || break
-	sleep 0.1
-done
+wait_for -q 5 test ! -e "$PIN/link_$UPROBE"
 assert_true "pin of $UPROBE removed" test ! -e "$PIN/link_$UPROBE"
 bl_link_gone "link $UPROBE detached" "$UPROBE"
 
@@ -99,16 +96,16 @@ if fd < 0:
 print("held", flush=True)
 time.sleep(60)' "$HAND" >"$WORK/objget.out" &
 OBJGET=$!
-for i in $(seq 50); do
-	grep -qx held "$WORK/objget.out" && break
-	sleep 0.1
-done
+wait_for 5 grep -qx held "$WORK/objget.out"
 grep -q "link_id:[[:space:]]*$id\$" /proc/$OBJGET/fdinfo/* ||
 	die "the BPF_OBJ_GET holder has no fd of link $id (fdinfo)"
 assert_match "$id/pids: the process holding it through its pin" \
 	"^$OBJGET"$'\t'"python3\$" "$(cat "$MNT/$id/pids" | grep -v bpflinkfs)"
 ctl_write "-$id"$'\n' >/dev/null || fail "removing $id"
-sleep 6 # the reaper waits up to 5 s for the kernel to let go
+# the reaper waits up to 5 s for the kernel to let go, then says the slot
+# stays taken: what follows checks the state after that
+wait_for 20 grep -q "link $id was removed but is still held elsewhere" \
+	"$WORK/daemon.log"
 assert_true "link $id lives on its pin" bpftool link show id "$id"
 new=$(ctl_create 'tracepoint:syscalls:sys_enter_getppid'$'\n') ||
 	die "tracepoint link"

@@ -27,12 +27,7 @@ pinned_id() {
 
 # wait_detached ID: until bpftool no longer finds link ID (10 s at most)
 wait_detached() {
-	local i
-	for i in $(seq 100); do
-		bpftool link show id "$1" >/dev/null 2>&1 || return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for -q 10 bl_no_link "$1"
 }
 
 # meta_keys: the link ids recorded in PIN/meta (u32 keys, little-endian)

@@ -69,10 +69,7 @@ mkfifo "$WORK/sb.in" || die "mkfifo"
 	>"$WORK/sb.out" 2>"$WORK/sb.err" &
 SB_PID=$!
 exec {SB_IN}>"$WORK/sb.in"
-for i in $(seq 100); do
-	grep -qx ready "$WORK/sb.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for -q 10 grep -qx ready "$WORK/sb.out" 2>/dev/null
 grep -qx ready "$WORK/sb.out" ||
 	die "setbpf --prog: not ready: $(cat "$WORK/sb.err")"
 read -r SB_FD SB_PROG <"$WORK/sb.out"
@@ -93,10 +90,7 @@ assert_match "metrics.prom: bpflinkfs_link_info prog_name" \
 	"$(t cat "$MNT/metrics.prom" | grep -a "^bpflinkfs_link_info{id=\"$ID\",")"
 
 D=$MNT/attached/$SB_PID-$SB_FD
-for i in $(seq 50); do
-	[ -d "$D" ] && break
-	sleep 0.1
-done
+wait_for -q 5 test -d "$D"
 assert_eq "attached/$SB_PID-$SB_FD/prog_name: the whole name" "$FULL" \
 	"$(t cat "$D/prog_name")"
 assert_eq "attached.json: prog_name" "$FULL" \

@@ -44,7 +44,7 @@ import os, sys, threading, time
 mnt, foreign = sys.argv[1], sys.argv[2]
 files = [os.path.join(mnt, f) for f in ("features", "links", "links.json")]
 files.append(os.path.join(mnt, foreign, "type"))
-state = {"t0": None, "max": 0.0, "reads": 0, "errors": []}
+state = {"t0": None, "max": 0.0, "reads": 0, "rounds": 0, "errors": []}
 stop = threading.Event()
 
 def reader():
@@ -62,10 +62,12 @@ def reader():
             if t0 is not None and a >= t0:
                 state["reads"] += 1
                 state["max"] = max(state["max"], b - a)
+        state["rounds"] += 1
 
 th = threading.Thread(target=reader)
 th.start()
-time.sleep(0.3)
+while not state["rounds"]:  # the reader is going (a first round read)
+    time.sleep(0.01)
 ctl = os.path.join(mnt, "control")
 state["t0"] = time.monotonic()
 fd = os.open(ctl, os.O_WRONLY)
@@ -79,7 +81,7 @@ new = os.read(fd, 4096).decode().split()
 os.close(fd)
 print("create_s %.3f" % (time.monotonic() - a))
 print("created %s" % " ".join(new))
-time.sleep(1.5)
+time.sleep(1.5)  # kept: the reader goes on through the release (~2 s)
 stop.set()
 th.join()
 print("reads %d" % state["reads"])

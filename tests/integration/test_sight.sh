@@ -111,12 +111,8 @@ have_bt=0
 bt=
 # stop_bt: SIGINT (it prints its maps), SIGKILL if it has not ended in 20 s
 stop_bt() {
-	local i
 	kill -INT "$bt" 2>/dev/null
-	for i in $(seq 200); do
-		kill -0 "$bt" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_for -q 20 bl_gone "$bt"
 	kill -0 "$bt" 2>/dev/null && kill -9 "$bt" && echo "# bpftrace killed" >&2
 	wait "$bt" 2>/dev/null
 	bt=
@@ -129,11 +125,7 @@ if command -v bpftrace >/dev/null; then
 			@h = hist(nsecs - @s[tid]); delete(@s[tid]); }" \
 		>"$WORK/bt.out" 2>"$WORK/bt.err" &
 	bt=$!
-	for i in $(seq 150); do
-		"$FIX" hit 1 >/dev/null
-		grep -q ready "$WORK/bt.out" && break
-		sleep 0.1
-	done
+	wait_for -q 15 eval '"$FIX" hit 1 >/dev/null; grep -q ready "$WORK/bt.out"'
 	grep -q ready "$WORK/bt.out" && have_bt=1
 fi
 "$FIX" sleep 20 3000 >"$WORK/fix.out"
@@ -264,12 +256,13 @@ YML
 		--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prom.log" 2>&1 &
 	PROM_PID=$!
 	q=
-	for i in $(seq 300); do
+	# median_up: Prometheus answers the median, a number
+	median_up() {
 		http_ok "http://127.0.0.1:$PROM_PORT/-/ready" &&
 			q=$(promql "histogram_quantile(0.5, bpflinkfs_link_latency_seconds_bucket{id=\"$id\"})")
-		[ -n "$q" ] && [ "$q" != NaN ] && break
-		sleep 0.1
-	done
+		[ -n "$q" ] && [ "$q" != NaN ]
+	}
+	wait_for -q 30 median_up
 	# the fixture's median call: the bucket where its count reaches 10
 	mb=$(awk '$1 != "sink" { c += $2; if (c >= 10) { print $1; exit } }' \
 		"$WORK/fix.out")

@@ -32,7 +32,8 @@ daemon_threads() {
 ID=$(ctl_create $'software:cpu-clock cpu=0\n') || die "cannot create a link"
 ctl_write "-$ID"$'\n' >/dev/null
 wait_links_gone 5 "$ID" >/dev/null || die "warm-up link $ID stays"
-sleep 0.5
+# the reaper closes the daemon's fd of it in the background
+wait_for -q 5 eval '[ -z "$(daemon_link_ids)" ]'
 FD_BASE=$(daemon_fds)
 PROGS=$(daemon_prog_ids | xargs)
 END=$(($(date +%s) + DURATION))
@@ -209,6 +210,7 @@ LISTER=$!
 	n=0
 	while [ "$(date +%s)" -lt "$END" ]; do
 		n=$((n + 1))
+		# kept: mklinks holds its links while its stdin is open, 0.1 s
 		sleep 0.1 | "$MKLINKS" "software:0:$((n % NCPU)):$n" \
 			"software:cpu-clock:-1:$n" >/dev/null 2>>"$WORK/mkl.loop.err" ||
 			echo "mklinks exited with $?" >>"$WORK/mkl.loop.err"
@@ -291,16 +293,12 @@ MAX_THREADS=0
 while [ "$(date +%s)" -lt "$END" ]; do
 	n=$(daemon_threads) || break
 	[ "${n:-0}" -gt "$MAX_THREADS" ] && MAX_THREADS=$n
-	sleep 0.5
+	sleep 0.5 # kept: the sampling period of the thread count
 done
 
 # Stragglers get 30 s (15 s for a hung read, plus the current step).
 for pid in "$WRITER" "$CHECKER" "$LISTER" "$PRODUCER" "${READER_PIDS[@]}"; do
-	for i in $(seq 300); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! wait_for -q 30 bl_gone "$pid"; then
 		fail "a load process ($pid) does not end"
 		kill -9 "$pid" 2>/dev/null
 	fi
@@ -337,11 +335,7 @@ assert_eq "owned listing after -*" "" "$(owned_listing)"
 mapfile -t MADE < <(cut -f1 "$WORK/made.log")
 left=$(wait_links_gone 30 "${MADE[@]}") ||
 	fail "links made through control still in bpftool: $left"
-for i in $(seq 100); do
-	[ -z "$(daemon_link_ids)" ] && [ "$(daemon_fds)" -le "$FD_BASE" ] &&
-		break
-	sleep 0.1
-done
+wait_for -q 10 eval '[ -z "$(daemon_link_ids)" ] && [ "$(daemon_fds)" -le "$FD_BASE" ]'
 assert_eq "link fds of the daemon" "" "$(daemon_link_ids | xargs)"
 assert_eq "fds of the daemon, back to the baseline" "$FD_BASE" \
 	"$(daemon_fds)"

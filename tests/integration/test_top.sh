@@ -52,15 +52,10 @@ moved() {
 
 # start_top NAME: `cat top` in the background, once its open is done
 start_top() {
-	local i
 	cat "$MNT/top" >"$WORK/$1.out" 2>"$WORK/$1.err" &
 	RPID[$1]=$!
-	for i in $(seq 100); do
-		ls -l "/proc/${RPID[$1]}/fd" 2>/dev/null | grep -q "/top$" &&
-			return 0
-		sleep 0.05
-	done
-	fail "reader $1 did not open top"
+	wait_for -q 5 eval 'ls -l "/proc/'"${RPID[$1]}"'/fd" 2>/dev/null | grep -q "/top$"' ||
+		fail "reader $1 did not open top"
 }
 
 # stop_top NAME [SIGNAL]
@@ -72,12 +67,8 @@ stop_top() {
 
 # wait_off PROG_ID: statistics go off within 5 s
 wait_off() {
-	local i
-	for i in $(seq 10); do
-		[ "$(moved "$1")" -eq 0 ] && return 0
-		sleep 0.2
-	done
-	return 1
+	local prog=$1
+	wait_for -q 5 eval '[ "$(moved "$prog")" -eq 0 ]'
 }
 
 # features_stats: the bpf_stats line of features
@@ -108,10 +99,7 @@ START=$(date +%s.%N)
 # line-buffered as at a terminal (to a file, head writes at its exit)
 timeout 10 stdbuf -oL head -n 30 "$MNT/top" >"$WORK/head.out" &
 HPID=$!
-for i in $(seq 120); do
-	grep -q "^$OWN	" "$WORK/head.out" && break
-	sleep 0.05
-done
+wait_for -q 10 grep -q "^$OWN	" "$WORK/head.out"
 END=$(date +%s.%N)
 kill $HPID 2>/dev/null
 wait $HPID 2>/dev/null
@@ -123,10 +111,10 @@ assert_match "head: the block's time line" '^# [0-9]+\.[0-9]{6}$' \
 	"$(head -1 "$WORK/head.out")"
 assert_match "head: the own link is in the first block" \
 	"^$OWN	uprobe	$FIX	$OPROG	" "$(grep "^$OWN	" "$WORK/head.out")"
-# one interval, and time to sample a busy host's links twice (the
-# test shares two CPUs with other work)
-assert_true "head: the first block within 2.5 s" python3 -c \
-	"import sys; sys.exit(not ($END - $START) < 2.5)"
+# the point: one interval (1 s), not two or more; the margin is for
+# sampling a busy host's links on two shared CPUs and a sanitizer build
+assert_true "head: the first block within 4 s" python3 -c \
+	"import sys; sys.exit(not ($END - $START) < 4)"
 wait_off "$FPROG" || fail "head gone: statistics still on"
 
 # --- on while a reader is open; RUNS/S against the fixture's own rate
@@ -137,15 +125,16 @@ assert_eq "reader open: features says on" "bpf_stats 1" "$(features_stats)"
 grep -q '^bpflinkfs_prog_run_count_total{prog_id="'"$FPROG"'"' \
 	"$MNT/metrics.prom" || fail "reader open: no run count in metrics"
 read -r CALLS FSTART FEND FRATE < <(taskset -c 0 "$FIX" $RATE 4)
-for i in $(seq 40); do
-	python3 - "$WORK/a.out" "$FEND" <<'PY' && break
+# block_after T: the reader has a block stamped at T or later
+block_after() {
+	python3 - "$WORK/a.out" "$1" <<'PY'
 import sys
 t = [float(l[2:]) for l in open(sys.argv[1], 'rb').read().split(b'\n')
      if l.startswith(b'# ')]
 sys.exit(not t or t[-1] < float(sys.argv[2]))
 PY
-	sleep 0.1
-done
+}
+wait_for -q 5 block_after "$FEND"
 # blocks whose interval lies within the fixture's run: each link's RUNS/S
 python3 - "$WORK/a.out" "$FSTART" "$FEND" "$OWN" "$FID" \
 	>"$WORK/rates" <<'PY'
@@ -179,16 +168,19 @@ done <"$WORK/rates"
 for i in $(seq 10); do
 	echo 500 >&"${REC[1]}"
 	read -r _ <&"${REC[0]}"
-	sleep 0.15
+	sleep 0.15 # kept: spreads the rounds over more than one 1 s block
 done
-sleep 1.2
-assert_true "recursion: MISSED/S of link $RLINK shown" python3 - \
-	"$WORK/a.out" "$RLINK" <<'PY'
+# missed_shown: a block of reader a shows MISSED/S of link RLINK
+missed_shown() {
+	python3 - "$WORK/a.out" "$RLINK" <<'PY'
 import sys
 rows = [l.split(b'\t') for l in open(sys.argv[1], 'rb').read().split(b'\n')
         if l.startswith(sys.argv[2].encode() + b'\t')]
 sys.exit(not any(float(r[7]) > 0 for r in rows))
 PY
+}
+wait_for -q 10 missed_shown
+assert_true "recursion: MISSED/S of link $RLINK shown" missed_shown
 assert_num_eq "recursion: bpftool counts the nested runs" 5000 \
 	"$(prog_field "$RPROG" recursion_misses)"
 assert_eq "recursion: metrics.prom" \
@@ -225,7 +217,7 @@ grep -q '^bpflinkfs_prog_run_count_total' "$MNT/metrics.prom" &&
 
 # --- a reader blocked in read, killed: its read ends, statistics off
 start_top b
-sleep 0.2
+wait_for 5 bl_blocked "${RPID[b]}"
 stop_top b -KILL
 bl_daemon_alive || fail "daemon gone after a blocked reader was killed"
 wait_off "$FPROG" || fail "blocked reader killed: statistics still on"
@@ -278,10 +270,7 @@ print(fd, flush=True)
 sys.stdin.read()' <"$WORK/hold.in" >"$WORK/hold.out" &
 HOLD_PID=$!
 exec {HOLD_FD}>"$WORK/hold.in"
-for i in $(seq 50); do
-	[ -s "$WORK/hold.out" ] && break
-	sleep 0.1
-done
+wait_for 5 test -s "$WORK/hold.out"
 hfd=$(cat "$WORK/hold.out")
 assert_true "another process holds BPF_ENABLE_STATS" test "$hfd" -ge 0
 assert_eq "sysctl still 0" 0 "$(cat /proc/sys/kernel/bpf_stats_enabled)"
@@ -310,12 +299,9 @@ exec {REC[1]}>&-
 wait "$REC_PID" 2>/dev/null
 # --- a blocked reader at a lazy unmount: its read ends (end of file)
 start_top c
-sleep 0.3
+wait_for 5 bl_blocked "${RPID[c]}"
 fusermount3 -uz "$MNT"
-for i in $(seq 50); do
-	kill -0 "${RPID[c]}" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 5 bl_gone "${RPID[c]}"
 assert_true "lazy unmount: the blocked reader ended" \
 	bash -c "! kill -0 ${RPID[c]} 2>/dev/null"
 stop_top c

@@ -131,32 +131,26 @@ hits() { cat "$MNT/$1/hits" 2>/dev/null || echo none; }
 
 # fx_start NAME BIN ARGS...: BIN with a fifo as stdin, until it is "ready"
 fx_start() {
-	local name=$1 fd i
+	local name=$1 fd
 	shift
 	mkfifo "$WORK/fx.$name.in" || die "mkfifo"
 	"$@" <"$WORK/fx.$name.in" >"$WORK/fx.$name.out" 2>&1 &
 	FX_PID[$name]=$!
 	exec {fd}>"$WORK/fx.$name.in"
 	FX_FD[$name]=$fd
-	for i in $(seq 100); do
-		grep -qx ready "$WORK/fx.$name.out" && return 0
-		sleep 0.05
-	done
-	die "fixture $name not ready"
+	wait_for -q 5 grep -qx ready "$WORK/fx.$name.out" ||
+		die "fixture $name not ready"
 }
 # fx_say NAME LINE: send LINE, print the fixture's answer (5 s at most)
 fx_say() {
-	local n i
-	n=$(wc -l <"$WORK/fx.$1.out")
+	local n out=$WORK/fx.$1.out
+	n=$(wc -l <"$out")
 	echo "$2" >&"${FX_FD[$1]}"
-	for i in $(seq 100); do
-		if [ "$(wc -l <"$WORK/fx.$1.out")" -gt "$n" ]; then
-			tail -1 "$WORK/fx.$1.out"
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "no answer"
+	if wait_for -q 5 eval '[ "$(wc -l <"$out")" -gt "$n" ]'; then
+		tail -1 "$out"
+	else
+		echo "no answer"
+	fi
 }
 
 bl_mount -s # single-threaded: a request to itself would hang for good
@@ -174,10 +168,7 @@ unshare -m --propagation private bash -c '
 		cp "$3" "$2/srv/only" && touch "$2/ns.ready" && exec sleep 300
 ' ctr "$MNT" "$WORK" "$TGT" &
 CPID=$!
-for i in $(seq 100); do
-	[ -e "$WORK/ns.ready" ] && break
-	sleep 0.05
-done
+wait_for -q 5 test -e "$WORK/ns.ready"
 [ -e "$WORK/ns.ready" ] || die "the container did not start"
 WNS=(-t "$CPID" -m --)
 ns_stat() { nsenter "${WNS[@]}" stat -c %d:%i "$1"; }
@@ -360,10 +351,7 @@ cp "$TGT" "$WORK/wcwd/app"
 		while read -r m; do umount -l "$m"; done
 	exec "$0" "$@"' "$BPFLINKFS" "$WORK/m2" -f 2>>"$WORK/daemon.log") &
 UPID=$!
-for i in $(seq 100); do
-	nsenter -t "$UPID" -m mountpoint -q "$WORK/m2" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for -q 10 nsenter -t "$UPID" -m mountpoint -q "$WORK/m2" 2>/dev/null
 nsenter -t "$UPID" -m mountpoint -q "$WORK/m2" || die "no daemon in a pid ns"
 WNS=(-t "$UPID" -m --)
 WMNT=$WORK/m2
@@ -387,10 +375,7 @@ assert_eq "pid 0: no link from the relative path" 0 \
 	"$(nsenter "${WNS[@]}" cat "$WORK/m2/control" | grep -c 'u:\./app')"
 nsenter "${WNS[@]}" sh -c "echo '-*' >'$WORK/m2/control'"
 nsenter "${WNS[@]}" fusermount3 -u "$WORK/m2"
-for i in $(seq 300); do
-	kill -0 "$UPID" 2>/dev/null || break
-	sleep 0.1
-done
+wait_for -q 30 bl_gone "$UPID"
 kill -0 "$UPID" 2>/dev/null && fail "the pid-ns daemon did not exit"
 UPID= WMNT=
 
@@ -404,10 +389,7 @@ spell_write() { # DIR SPEC [FILE]
 	local p i
 	python3 "$WORK/wr.py" "$MNT/control" "$@" >"$WORK/spell.out" &
 	p=$!
-	for i in $(seq 100); do
-		kill -0 $p 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_for -q 10 bl_gone "$p"
 	if kill -0 $p 2>/dev/null; then
 		kill -9 "$BL_DAEMON_PID"
 		wait $p

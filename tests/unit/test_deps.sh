@@ -11,15 +11,11 @@
 # needed: `id -u` answers 0 and nothing is mounted or loaded.
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 SRC=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..
-FAILS=0
-fail() {
-	echo "FAIL: $*" >&2
-	FAILS=$((FAILS + 1))
-}
 for f in scripts/mount.sh scripts/test.sh scripts/deps.sh \
 	scripts/packages-run.txt scripts/packages-test.txt debian/control; do
-	[ -r "$SRC/$f" ] || { echo "FAIL: no $f"; exit 1; }
+	[ -r "$SRC/$f" ] || die "no $f"
 done
 WORK=$(mktemp -d /tmp/bpflinkfs-deps.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
@@ -142,8 +138,4 @@ grep -v '^build-essential$' "$WORK/run" >"$WORK/run_nobe"
 diff_sets "packages-run.txt (but build-essential) against Build-Depends + fuse3" \
 	"$WORK/bdeps" "$WORK/run_nobe"
 
-if [ "$FAILS" -ne 0 ]; then
-	echo "$FAILS checks failed"
-	exit 1
-fi
-echo "all checks passed"
+finish

@@ -10,19 +10,12 @@
 # paths (as a user runs it by hand). MESON_BUILD_ROOT: this build.
 
 set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 run=$1
 build=${MESON_BUILD_ROOT:?run through meson test}
 src=$(cd "$(dirname "$run")" && pwd)
-fails=0
-checks=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-command -v readelf >/dev/null || { echo "SKIP: no readelf"; exit 77; }
+command -v readelf >/dev/null || skip "no readelf"
 # this build's fixture, found in its folder, not from the lane's variables
 fixture=$(find "$build/tests/tools" -maxdepth 1 -type f \
 	-name bpflinkfs_usdt_fixture -perm -u+x 2>/dev/null)
@@ -32,7 +25,6 @@ check() {
 	local what=$1 list f n=0
 	shift
 	list=$(env "$@" BPFLINKFS_VM_LIST=1 bash "$run" 2>"$build/vm_files.err")
-	checks=$((checks + 1))
 	[ -n "$list" ] || {
 		fail "$what: no list: $(tail -n3 "$build/vm_files.err")"
 		return
@@ -45,7 +37,8 @@ check() {
 		*) fail "$what: $f is not of this build ($build)" ;;
 		esac
 	done <<<"$list"
-	[ "$n" -ge 4 ] || fail "$what: only $n files of this build"
+	[ "$n" -ge 4 ] && ok "$what: $n files of this build" ||
+		fail "$what: only $n files of this build"
 	if [ -n "$fixture" ]; then
 		grep -qxF "$fixture" <<<"$list" ||
 			fail "$what: the USDT fixture $fixture is not given"
@@ -57,9 +50,5 @@ check() {
 
 check "meson's environment"
 check "the programs' paths only" -u BUILD -u USDT_FIXTURE -u SETBPF
-[ -n "$fixture" ] || echo "note: this build has no USDT fixture"
-if [ "$fails" -gt 0 ]; then
-	echo "$fails of $checks failed"
-	exit 1
-fi
-echo "all $checks passed"
+[ -n "$fixture" ] || echo "note: this build has no USDT fixture" >&2
+finish

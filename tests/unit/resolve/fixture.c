@@ -175,10 +175,9 @@ int fx_loads(const char *file, struct fx_load *l, int max)
 	return n;
 }
 
-bool fx_vaddr_to_off(const char *file, uint64_t vaddr, uint64_t *off)
+bool fx_load_off(const struct fx_load *l, int n, uint64_t vaddr, uint64_t *off)
 {
-	struct fx_load l[16];
-	int n = fx_loads(file, l, 16), i;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		if (vaddr >= l[i].vaddr && vaddr - l[i].vaddr < l[i].filesz) {
@@ -187,6 +186,13 @@ bool fx_vaddr_to_off(const char *file, uint64_t vaddr, uint64_t *off)
 		}
 	}
 	return false;
+}
+
+bool fx_vaddr_to_off(const char *file, uint64_t vaddr, uint64_t *off)
+{
+	struct fx_load l[16];
+
+	return fx_load_off(l, fx_loads(file, l, 16), vaddr, off);
 }
 
 bool fx_off_in_exec(const char *file, uint64_t off)

@@ -101,6 +101,8 @@ void fx_elf_free(struct fx_elf *e);
  * file part holds it. false if none does.
  */
 bool fx_vaddr_to_off(const char *file, uint64_t vaddr, uint64_t *off);
+/* The same through the @n segments @l that fx_loads() gave. */
+bool fx_load_off(const struct fx_load *l, int n, uint64_t vaddr, uint64_t *off);
 /* @off is in the file part of an executable PT_LOAD. */
 bool fx_off_in_exec(const char *file, uint64_t off);
 
