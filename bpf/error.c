@@ -6,16 +6,23 @@
 
 #include "error.h"
 
-void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
+/* @fmt into @buf of @len bytes; too long, it ends with "..." */
+static void vcut(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static void vcut(char *buf, size_t len, const char *fmt, va_list ap)
 {
 	static const char cut[] = "...";
-	int n;
+	int n = vsnprintf(buf, len, fmt, ap);
 
-	if (!e)
-		return;
-	n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	if (n >= (int)sizeof(e->msg))
-		memcpy(e->msg + sizeof(e->msg) - sizeof(cut), cut, sizeof(cut));
+	if (n >= (int)len)
+		memcpy(buf + len - sizeof(cut), cut, sizeof(cut));
+}
+
+void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)
+{
+	if (e)
+		vcut(e->msg, sizeof(e->msg), fmt, ap);
 }
 
 void bl_errorf(struct bl_error *e, const char *fmt, ...)
@@ -24,6 +31,17 @@ void bl_errorf(struct bl_error *e, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	bl_verrorf(e, fmt, ap);
+	va_end(ap);
+}
+
+void bl_warnf(struct bl_error *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return;
+	va_start(ap, fmt);
+	vcut(e->warning, sizeof(e->warning), fmt, ap);
 	va_end(ap);
 }
 

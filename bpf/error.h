@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one error value of a control line: the parser, the resolver and
- * attach fill it, and fs/control.c writes it to error_log unchanged.
+ * attach fill it, and fs/control.c writes it (or, on success, its
+ * warning) to error_log unchanged.
  */
 #ifndef BPFLINKFS_ERROR_H
 #define BPFLINKFS_ERROR_H
@@ -15,11 +16,14 @@
  * @column: 0-based byte index into the command line of the first bad
  *          character, for the caret; set by the step that knows it
  * @msg: user-facing message, e.g. "unknown option 'foo'"
+ * @warning: on success, a note to log all the same (e.g. one link per
+ *           match where the kernel has no multi links); "" when none
  */
 struct bl_error {
 	int err;
 	size_t column;
 	char msg[256];
+	char warning[256];
 };
 
 /**
@@ -31,6 +35,13 @@ struct bl_error {
  * and ends with "..." then, instead of ending mid-word without a sign.
  */
 void bl_errorf(struct bl_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/**
+ * bl_warnf() - set @e's warning from @fmt, cut as bl_errorf() cuts
+ * @e: the error (or NULL); only its warning changes
+ */
+void bl_warnf(struct bl_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /**

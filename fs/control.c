@@ -245,7 +245,7 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 		     const char *line, size_t len, struct request *rq)
 {
 	struct bl_error e = {0};
-	char msg[96], warning[256] = "";
+	char msg[96];
 	int err;
 
 	/* every link keeps its command whole: spec, links.json, pin_dir */
@@ -258,9 +258,9 @@ static int run_probe(struct control_handle *h, struct parsed_cmd *cmd,
 		return -EINVAL;
 	}
 	err = probe_create(h->reg, &cmd->probe, line, len, rq->pid, &rq->made,
-			   rq->memo, &e, warning, sizeof(warning));
-	if (err || warning[0])
-		error_log_add(h->log, err, h->line_no, err ? e.msg : warning,
+			   rq->memo, &e);
+	if (err || e.warning[0])
+		error_log_add(h->log, err, h->line_no, err ? e.msg : e.warning,
 			      line, len, e.column);
 	return err;
 }

@@ -45,22 +45,19 @@ static bool names_a_symbol(const struct probe_spec *p, pid_t pid,
 static int one_target_create(struct owned *o, const struct probe_spec *p,
 			     const char *line, size_t len, pid_t pid,
 			     struct id_list *made, struct path_memo *memo,
-			     struct bl_error *e, char *warning,
-			     size_t warning_len)
+			     struct bl_error *e)
 {
 	if (p->kind == PROBE_UPROBE && p->opts & OPT_LATENCY &&
 	    !sight_use_pair(p, owned_latency_pairs(o)))
-		return session_probe_create(o, p, line, len, pid, made, memo, e,
-					    warning, warning_len);
-	return single_probe_create(o, p, line, len, pid, made, memo, e, warning,
-				   warning_len);
+		return session_probe_create(o, p, line, len, pid, made, memo,
+					    e);
+	return single_probe_create(o, p, line, len, pid, made, memo, e);
 }
 
 static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 				  const char *line, size_t len, pid_t pid,
 				  struct id_list *made, struct path_memo *memo,
-				  struct bl_error *e, char *warning,
-				  size_t warning_len)
+				  struct bl_error *e)
 {
 	struct probe_spec *one;
 	int err;
@@ -81,21 +78,19 @@ static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 		return -ENOMEM;
 	*one = *p;
 	one->wildcard = false;
-	err = one_target_create(o, one, line, len, pid, made, memo, e,
-				warning, warning_len);
+	err = one_target_create(o, one, line, len, pid, made, memo, e);
 	free(one);
 	return err;
 }
 
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 size_t len, pid_t pid, struct id_list *made,
-		 struct path_memo *memo, struct bl_error *e, char *warning,
-		 size_t warning_len)
+		 struct path_memo *memo, struct bl_error *e)
 {
 	if (p->opts & OPT_SIGHT) {
 		int err;
 
-		e->msg[0] = warning[0] = '\0';
+		e->msg[0] = e->warning[0] = '\0';
 		e->column = 0;
 		err = sight_check(p, e);
 		e->err = err;
@@ -103,15 +98,13 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 			return err;
 	}
 	if (p->wildcard && (p->kind == PROBE_FENTRY || p->kind == PROBE_FEXIT))
-		return tracing_glob_create(o, p, line, len, pid, made, memo, e,
-					   warning, warning_len);
+		return tracing_glob_create(o, p, line, len, pid, made, memo, e);
 	/* a USDT pattern is resolved with the probe's notes */
 	if (p->kind == PROBE_USDT)
-		return usdt_probe_create(o, p, line, len, pid, made, memo, e,
-					 warning, warning_len);
+		return usdt_probe_create(o, p, line, len, pid, made, memo, e);
 	if (p->wildcard && is_uprobe(p)) {
 		int err = uprobe_name_or_pattern(o, p, line, len, pid, made,
-						 memo, e, warning, warning_len);
+						 memo, e);
 
 		if (err != 1)
 			return err;
@@ -119,10 +112,8 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 	if (p->wildcard) {
 		e->err = 0;
 		e->column = 0;
-		e->msg[0] = warning[0] = '\0';
-		return multi_probe_create(o, p, line, len, pid, made, memo, e,
-					  warning, warning_len);
+		e->msg[0] = e->warning[0] = '\0';
+		return multi_probe_create(o, p, line, len, pid, made, memo, e);
 	}
-	return one_target_create(o, p, line, len, pid, made, memo, e, warning,
-				 warning_len);
+	return one_target_create(o, p, line, len, pid, made, memo, e);
 }

@@ -21,14 +21,13 @@
  * Other arguments, errors and what is left in @made on failure as
  * single_probe_create() (single_probe.h); a wildcard line makes one multi link
  * (multi_probe_create()), or one perf-event link per match where the
- * kernel has no multi links, with @warning saying so; a fentry/fexit
+ * kernel has no multi links, with @e's warning saying so; a fentry/fexit
  * pattern one tracing link per match (tracing_glob_create()).
  *
  * Return: 0, or -errno (bpflinkfs(8), ERRORS).
  */
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 size_t len, pid_t pid, struct id_list *made,
-		 struct path_memo *memo, struct bl_error *e, char *warning,
-		 size_t warning_len);
+		 struct path_memo *memo, struct bl_error *e);
 
 #endif

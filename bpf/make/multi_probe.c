@@ -572,7 +572,7 @@ static int per_match(struct owned *o, const struct probe_spec *p,
 		     struct path_memo *memo, struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
-	char warning[256], *spec = strndup(line, len);
+	char *spec = strndup(line, len);
 	size_t i;
 	int err = one && spec ? 0 : -ENOMEM;
 
@@ -585,8 +585,8 @@ static int per_match(struct owned *o, const struct probe_spec *p,
 		}
 		snprintf(one->symbol, sizeof(one->symbol), "%s",
 			 t->m.m[i].name);
-		err = single_probe_create(o, one, line, len, pid, made, memo, e,
-					  warning, sizeof(warning));
+		err = single_probe_create(o, one, line, len, pid, made, memo,
+					  e);
 	}
 	free(spec);
 	free(one);
@@ -640,7 +640,7 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 int multi_probe_create(struct owned *o, const struct probe_spec *p,
 		       const char *line, size_t len, pid_t pid,
 		       struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e, char *warning, size_t warning_len)
+		       struct bl_error *e)
 {
 	struct multi_targets *t = calloc(1, sizeof(*t));
 	int err = t ? 0 : -ENOMEM;
@@ -650,12 +650,13 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 	if (!err)
 		err = targets_find(p, pid, memo, t, e);
 	if (!err && !multi_link_creatable(is_uprobe(p))) {
-		snprintf(warning, warning_len,
+		err = per_match(o, p, t, line, len, pid, made, memo, e);
+		/* after: each single_probe_create() clears the warning */
+		bl_warnf(e,
 			 "this kernel has no %s links: %zu %s links made, one "
 			 "per match",
 			 is_uprobe(p) ? "uprobe_multi" : "kprobe_multi", t->m.n,
 			 probe_kind_name(p->kind));
-		err = per_match(o, p, t, line, len, pid, made, memo, e);
 	} else if (!err) {
 		err = multi_make(o, p, t, line, len, made, e);
 	}
@@ -707,7 +708,7 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 int session_probe_create(struct owned *o, const struct probe_spec *p,
 			 const char *line, size_t len, pid_t pid,
 			 struct id_list *made, struct path_memo *memo,
-			 struct bl_error *e, char *warning, size_t warning_len)
+			 struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
 	struct usdt_location one = {0};
@@ -718,7 +719,7 @@ int session_probe_create(struct owned *o, const struct probe_spec *p,
 		err = resolve_uprobe(p, pid, memo, ut, e);
 	}
 	if (!err && ut->warning[0])
-		snprintf(warning, warning_len, "%s", ut->warning);
+		bl_warnf(e, "%s", ut->warning);
 	if (!err) {
 		one.offset = ut->offset;
 		err = usdt_multi_create(o, p, ut, &one, 1, line, len, made, e);

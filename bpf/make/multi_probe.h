@@ -16,7 +16,7 @@
  * the built-in program each target gets its own counter slot, in a row,
  * as its cookie; with prog= every target gets cookie=. On a kernel
  * without that link type, one perf-event link per match through
- * single_probe_create(), and @warning says so.
+ * single_probe_create(), and @e's warning says so.
  *
  * Arguments and return as single_probe_create(); -ENOENT with the caret under
  * the pattern when nothing matches.
@@ -24,7 +24,7 @@
 int multi_probe_create(struct owned *o, const struct probe_spec *p,
 		       const char *line, size_t len, pid_t pid,
 		       struct id_list *made, struct path_memo *memo,
-		       struct bl_error *e, char *warning, size_t warning_len);
+		       struct bl_error *e);
 
 /**
  * usdt_multi_create() - one uprobe_multi link for the locations of a USDT
@@ -59,6 +59,6 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 int session_probe_create(struct owned *o, const struct probe_spec *p,
 			 const char *line, size_t len, pid_t pid,
 			 struct id_list *made, struct path_memo *memo,
-			 struct bl_error *e, char *warning, size_t warning_len);
+			 struct bl_error *e);
 
 #endif

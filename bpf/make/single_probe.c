@@ -363,7 +363,7 @@ static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
 			struct id_list *made, struct path_memo *memo,
-			struct bl_error *e, char *warning, size_t warning_len)
+			struct bl_error *e)
 {
 	struct uprobe_target *ut = NULL;
 	bool per_cpu = false;
@@ -372,7 +372,7 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 
 	e->err = 0;
 	e->column = 0;
-	e->msg[0] = warning[0] = '\0';
+	e->msg[0] = e->warning[0] = '\0';
 	if (!spec)
 		return -ENOMEM;
 	if (probe_is_tracing(p)) {
@@ -386,7 +386,7 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 			ut->fd = -1;
 		err = ut ? resolve_uprobe(p, pid, memo, ut, e) : -ENOMEM;
 		if (!err && ut->warning[0])
-			snprintf(warning, warning_len, "%s", ut->warning);
+			bl_warnf(e, "%s", ut->warning);
 	}
 	n = err ? 0 : probe_cpus(p, cpus, MAX_CPUS);
 	if (n < 0)

@@ -24,9 +24,8 @@ struct owned;
  * @pid: the writer; relative uprobe paths resolve against its cwd
  * @made: ids of the links made are appended
  * @memo: path resolution memo of the current write request, or NULL
- * @e: out, the error on failure (its column indexes @line)
- * @warning: out, @warning_len bytes; non-empty: a warning to log even on
- *           success
+ * @e: out, the error on failure (its column indexes @line); on success,
+ *     its warning, when non-empty, is one to log all the same
  *
  * software/hardware events make one link per online CPU unless cpu= or
  * pid= narrows them; if one fails, those already made for this line stay
@@ -37,7 +36,7 @@ struct owned;
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
 			struct id_list *made, struct path_memo *memo,
-			struct bl_error *e, char *warning, size_t warning_len);
+			struct bl_error *e);
 
 struct uprobe_target;
 

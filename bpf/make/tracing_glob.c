@@ -141,7 +141,7 @@ out:
 int tracing_glob_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
 			struct id_list *made, struct path_memo *memo,
-			struct bl_error *e, char *warning, size_t warning_len)
+			struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
 	struct func_names f = {0};
@@ -149,14 +149,14 @@ int tracing_glob_create(struct owned *o, const struct probe_spec *p,
 	int err;
 
 	e->err = 0;
-	e->msg[0] = warning[0] = '\0';
+	e->msg[0] = e->warning[0] = '\0';
 	err = one ? funcs_match(p, &f, e) : -ENOMEM;
 	for (i = 0; !err && i < f.n; i++) {
 		*one = *p;
 		one->wildcard = false;
 		snprintf(one->symbol, sizeof(one->symbol), "%s", f.v[i]);
-		err = single_probe_create(o, one, line, len, pid, made, memo, e,
-					  warning, warning_len);
+		err = single_probe_create(o, one, line, len, pid, made, memo,
+					  e);
 	}
 	names_free(&f);
 	free(one);

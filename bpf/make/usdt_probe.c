@@ -22,13 +22,12 @@
  * every probe the pattern matches), with their semaphores as
  * ref_ctr_offsets, where the kernel has uprobe_multi links; otherwise one
  * perf uprobe link per location, all with the line as their spec, and
- * @warning says so when there are several. If one of those fails, those
+ * @e's warning says so when there are several. If one of those fails, those
  * made stay in @made for the caller to remove (the line is all-or-nothing).
  */
 static int usdt_create(struct owned *o, const struct probe_spec *p,
 		       const char *spec, pid_t pid, struct id_list *made,
-		       struct path_memo *memo, struct bl_error *e,
-		       char *warning, size_t warning_len)
+		       struct path_memo *memo, struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
 	struct usdt_location *locs = NULL;
@@ -40,7 +39,7 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 					made, e);
 		n = 0;
 	} else if (!err && n > 1) {
-		snprintf(warning, warning_len,
+		bl_warnf(e,
 			 "this kernel has no uprobe_multi links: %zu uprobe "
 			 "links made, one per USDT location",
 			 n);
@@ -65,17 +64,15 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 int usdt_probe_create(struct owned *o, const struct probe_spec *p,
 		      const char *line, size_t len, pid_t pid,
 		      struct id_list *made, struct path_memo *memo,
-		      struct bl_error *e, char *warning, size_t warning_len)
+		      struct bl_error *e)
 {
 	char *spec = strndup(line, len);
 	int err;
 
 	e->err = 0;
 	e->column = 0;
-	e->msg[0] = warning[0] = '\0';
-	err = spec ? usdt_create(o, p, spec, pid, made, memo, e, warning,
-				 warning_len)
-		   : -ENOMEM;
+	e->msg[0] = e->warning[0] = '\0';
+	err = spec ? usdt_create(o, p, spec, pid, made, memo, e) : -ENOMEM;
 	free(spec);
 	e->err = err;
 	return err;

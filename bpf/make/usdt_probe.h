@@ -21,6 +21,6 @@
 int usdt_probe_create(struct owned *o, const struct probe_spec *p,
 		      const char *line, size_t len, pid_t pid,
 		      struct id_list *made, struct path_memo *memo,
-		      struct bl_error *e, char *warning, size_t warning_len);
+		      struct bl_error *e);
 
 #endif

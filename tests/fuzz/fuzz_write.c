@@ -121,8 +121,7 @@ static int make_one(struct owned *o, const char *line, size_t len,
 
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		 size_t len, pid_t pid, struct id_list *made,
-		 struct path_memo *memo, struct bl_error *ce, char *warning,
-		 size_t warning_len)
+		 struct path_memo *memo, struct bl_error *ce)
 {
 	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};
 	unsigned int h = line_hash(line, len);
@@ -148,7 +147,7 @@ int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
 		return errs[h % 4];
 	}
 	if (h % 13 == 0)
-		snprintf(warning, warning_len, "model warning");
+		snprintf(ce->warning, sizeof(ce->warning), "model warning");
 	return 0;
 }
 
