@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Filling struct bl_error: its errno and message, paths quoted short. */
+/*
+ * Filling struct bl_error: its errno, caret, message and warning, cut
+ * with "..." when too long; paths quoted short.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

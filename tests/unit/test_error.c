@@ -2,9 +2,9 @@
 /*
  * bpf/error.c: how the library fills struct bl_error (a message too long
  * for it is cut and ends with "...", bl_fail() sets the errno and returns
- * it, bl_fail_at() the caret too, a NULL error is left alone), how a path
- * is quoted short (bl_path_cut(): its start and end kept), and what that
- * buys: pin_dir_take() (bpf/pins/pin_dir.c) refusing a pin_dir path of
+ * it, bl_fail_at() the caret too, bl_warnf() only the warning, a NULL
+ * error is left alone), how a path is quoted short (bl_path_cut(): its
+ * start and end kept), and what that buys: pin_dir_take() (bpf/pins/pin_dir.c) refusing a pin_dir path of
  * thousands of bytes still says why in the message.
  */
 #include <errno.h>
@@ -52,6 +52,12 @@ static void test_fail(void)
 	      "bl_fail_at: the errno, the column and the message");
 	CHECK(bl_fail(NULL, -EPERM, "nobody reads %s", "this") == -EPERM,
 	      "bl_fail: a NULL error is left alone, the errno returned");
+	bl_warnf(&e, "one link per match: %0300d", 0);
+	CHECK(e.err == -EINVAL && !strcmp(e.msg, "bad 3") &&
+		      strlen(e.warning) == sizeof(e.warning) - 1 &&
+		      !strncmp(e.warning, "one link per match: 000", 23) &&
+		      !strcmp(e.warning + sizeof(e.warning) - 4, "..."),
+	      "bl_warnf: only the warning, cut with '...'");
 }
 
 static void test_path_cut(void)
