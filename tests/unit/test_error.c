@@ -4,8 +4,8 @@
  * for it is cut and ends with "...", bl_fail() sets the errno and returns
  * it, bl_fail_at() the caret too, bl_warnf() only the warning, a NULL
  * error is left alone), how a path is quoted short (bl_path_cut(): its
- * start and end kept), and what that buys: pin_dir_take() (bpf/pins/pin_dir.c) refusing a pin_dir path of
- * thousands of bytes still says why in the message.
+ * start and end kept), and what that buys: pin_dir_take() (bpf/pins/pin_dir.c)
+ * refusing a pin_dir path of thousands of bytes still says why in the message.
  */
 #include <errno.h>
 #include <limits.h>
