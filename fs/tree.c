@@ -286,6 +286,22 @@ static __u32 parse_id(const char *name)
 	return v > UINT32_MAX ? 0 : (__u32)v;
 }
 
+/*
+ * A link's file (not its directory) whose value does not depend on the
+ * reader. Which files a link id has is fixed for its life, and every path
+ * walk to one looks the link's directory up again (timeout 0), which fails
+ * once the link is gone: so the kernel may keep the file's dentry and skip
+ * a LOOKUP (and its render) per name. Its attributes still time out at
+ * once, so a stat asks for the size of the value as it is now; a file
+ * that stops applying (symbol, when its ELF file is replaced) answers
+ * that stat and any open with ENOENT, and a listing is always read anew.
+ */
+static bool link_file_may_keep_dentry(fuse_ino_t ino)
+{
+	return !attached_is_ino(ino) && INO_ID(ino) && INO_IDX(ino) &&
+	       ino != INO_CONTROL && !ino_reader_dependent(ino);
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e = {0};
@@ -324,6 +340,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino) &&
 	    (!attached_is_ino(e.ino) || e.ino == ATTACHED_DIR_INO))
 		e.entry_timeout = ROOT_TIMEOUT;
+	if (link_file_may_keep_dentry(e.ino))
+		e.entry_timeout = LINK_FILE_TIMEOUT;
 	if (e.ino == INO_CONTROL) {
 		e.ino = control_node();
 		e.entry_timeout = 0;
