@@ -36,7 +36,7 @@ struct owned;
  *           registry pins every link it owns in DIR)
  * @slots: the counter's size (counter_open()), when made afresh
  *
- * The iterator's own links are hidden from every listing (links_hide()).
+ * The iterators' own links are hidden from every listing (links_hide()).
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
  * prints a message naming the cause, or -ENOMEM of task_files_open(),
@@ -73,6 +73,15 @@ bool owned_pinning(const struct owned *o);
  * each read makes its own iterator fd, so threads share it.
  */
 struct task_files *owned_task_files(const struct owned *o);
+
+struct link_progs;
+
+/**
+ * owned_link_progs() - the iterator over every link's program and its run
+ * statistics (link_progs.h), opened by owned_open(), or NULL where it
+ * does not load (then read each program with prog_stats_read())
+ */
+struct link_progs *owned_link_progs(const struct owned *o);
 
 struct owned_info {
 	__u32 id;
