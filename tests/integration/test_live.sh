@@ -61,6 +61,20 @@ print("absent")
 PY
 }
 
+# size_in_ls ID FILE: the size `ls -l MNT/ID` gives FILE (ls -l keeps
+# the kernel's dentries of the link's files: this is what proves their
+# sizes are still asked for anew)
+size_in_ls() {
+	t ls -l "$MNT/$1" | awk -v f="$2" '$NF == f { print $5 }'
+}
+
+# line_len PID: the length of PID's line in a pids file, PID<TAB>COMM
+line_len() {
+	local comm
+	comm=$(cat "/proc/$1/comm") || return 1
+	echo $((${#1} + 1 + ${#comm} + 1))
+}
+
 # first reads: mklinks alone holds it, no pin
 assert_eq "pids: mklinks alone" "$MKL" "$(pids_of "$id")"
 assert_eq "links.json pids: mklinks alone" "$MKL" "$(json "$id" pids)"
@@ -91,8 +105,19 @@ if q == 0:
 print(q, flush=True)
 sys.stdin.read()
 os.waitpid(q, 0)' "$PIN"; }
+ls_pids=$(size_in_ls "$id" pids)
+stat_pids=$(t stat -c %s "$MNT/$id/pids")
+ls_holders=$(size_in_ls "$id" holders)
+assert_eq "ls -l pids: the size of its value" "$(t cat "$MNT/$id/pids" |
+	wc -c)" "$ls_pids"
 HOLDER=$holder_PID
 read -r -u "${holder[0]}" p || die "the holder did not start"
+assert_eq "ls -l pids: grown by the new holder's line" \
+	$((ls_pids + $(line_len "$p"))) "$(size_in_ls "$id" pids)"
+assert_eq "stat pids: grown by the new holder's line" \
+	$((stat_pids + $(line_len "$p"))) "$(t stat -c %s "$MNT/$id/pids")"
+assert_true "ls -l holders: grown with the new holder" \
+	[ "$(size_in_ls "$id" holders)" -gt "$ls_holders" ]
 assert_eq "fdinfo: mklinks and the holder" "$(printf '%s\n' "$MKL" "$p" |
 	sort -n)" "$(fdinfo_pids "$id")"
 assert_eq "pids: the new holder" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
@@ -100,6 +125,9 @@ assert_eq "links.json pids: the new holder" "$(fdinfo_pids "$id")" \
 	"$(json "$id" pids)"
 echo fork >&"${holder[1]}"
 read -r -u "${holder[0]}" q || die "the holder did not fork"
+assert_eq "ls -l pids: grown by the forked child's line" \
+	$((ls_pids + $(line_len "$p") + $(line_len "$q"))) \
+	"$(size_in_ls "$id" pids)"
 assert_eq "fdinfo: the forked child too" "$(printf '%s\n' "$MKL" "$p" "$q" |
 	sort -n)" "$(fdinfo_pids "$id")"
 assert_eq "pids: the forked child" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
@@ -135,8 +163,13 @@ mkl_stop a
 assert_eq "pids: the holders gone (fdinfo: $(fdinfo_pids "$id" | xargs))" \
 	"" "$(pids_of "$id")"
 assert_eq "links.json pids: the holders gone" "" "$(json "$id" pids)"
+t ls -l "$MNT/$id" >/dev/null # the kernel keeps the files' dentries
 rm -r "$PIN-top"
 bl_link_gone "link $id released once its last pin went" "$id"
+assert_true "stat MNT/$id/pids: gone with the link, after ls -l" \
+	bash -c "! stat '$MNT/$id/pids' >/dev/null 2>&1"
+assert_true "ls -l MNT/$id: gone with the link" \
+	bash -c "! ls -l '$MNT/$id' >/dev/null 2>&1"
 assert_true "MNT/$id/pids: gone with the link" \
 	bash -c "! cat '$MNT/$id/pids' 2>/dev/null"
 assert_true "MNT/$id/pinned: gone with the link" \
