@@ -101,42 +101,82 @@ static __always_inline __u64 addr_of(const void *p)
 	return a;
 }
 
+/*
+ * Each possible CPU's per-CPU offset, found at the first run (they never
+ * change): where the probe array's element lies on the CPU, less its
+ * per-CPU address. Two readers at once may both find them: the same
+ * values.
+ */
+__u64 cpu_off[MAX_CPUS];
+__u32 have_offsets;
+
+static __always_inline int find_offsets(void)
+{
+	__u64 base = (__u64)BPF_CORE_READ(
+		(struct bpf_array *)addr_of(&cpu_probe), pptrs[0]);
+	__u32 cpu, zero = 0;
+
+	for (cpu = 0; cpu < MAX_CPUS && cpu < ncpus; cpu++) {
+		void *mine = bpf_map_lookup_percpu_elem(&cpu_probe, &zero, cpu);
+
+		if (!mine)
+			return -1;
+		cpu_off[cpu] = addr_of(mine) - base;
+	}
+	have_offsets = 1;
+	return 0;
+}
+
+/* the three counters of one CPU, in one read where they lie in a row */
+static __always_inline void add_cpu(struct link_prog_rec *rec,
+				    const struct bpf_prog_stats *s)
+{
+	__u64 v[3] = {};
+
+	if (bpf_core_field_offset(struct bpf_prog_stats, nsecs) ==
+		    bpf_core_field_offset(struct bpf_prog_stats, cnt) + 8 &&
+	    bpf_core_field_offset(struct bpf_prog_stats, misses) ==
+		    bpf_core_field_offset(struct bpf_prog_stats, cnt) + 16) {
+		bpf_probe_read_kernel(v, sizeof(v), &s->cnt);
+	} else {
+		v[0] = read_u64(&s->cnt);
+		v[1] = read_u64(&s->nsecs);
+		v[2] = read_u64(&s->misses);
+	}
+	rec->run_cnt += v[0];
+	rec->run_time_ns += v[1];
+	rec->recursion_misses += v[2];
+}
+
 SEC("iter/bpf_link")
 int link_progs(struct bpf_iter__bpf_link *ctx)
 {
 	struct bpf_link *link = ctx->link;
 	struct link_prog_rec rec = {};
-	struct bpf_prog_stats *stats;
-	struct bpf_prog *prog;
 	struct bpf_prog_aux *aux;
-	__u32 cpu, zero = 0;
-	__u64 base;
+	struct bpf_prog *prog;
+	char *stats;
+	__u32 cpu;
 
 	/* no link: the end of the walk; id 0: allocated, not yet settled */
 	if (!link || !link->id)
 		return 0;
-	prog = BPF_CORE_READ(link, prog);
+	if (!have_offsets && find_offsets())
+		return 0;
+	/* the kernel's pointers read directly (faulting loads), the
+	 * statistics' per-CPU address as a number to add offsets to */
+	prog = link->prog;
 	if (!prog)
 		return 0;
+	aux = prog->aux;
+	if (!aux)
+		return 0;
 	rec.link_id = link->id;
-	aux = BPF_CORE_READ(prog, aux);
-	rec.prog_id = BPF_CORE_READ(aux, id);
-	BPF_CORE_READ_STR_INTO(&rec.name, aux, name);
-	stats = BPF_CORE_READ(prog, stats);
-	base = (__u64)BPF_CORE_READ((struct bpf_array *)addr_of(&cpu_probe),
-				    pptrs[0]);
-	for (cpu = 0; cpu < MAX_CPUS && cpu < ncpus; cpu++) {
-		void *mine = bpf_map_lookup_percpu_elem(&cpu_probe, &zero, cpu);
-		struct bpf_prog_stats *s;
-
-		if (!mine)
-			break;
-		s = (void *)((char *)stats + (addr_of(mine) - base));
-
-		rec.run_cnt += read_u64(&s->cnt);
-		rec.run_time_ns += read_u64(&s->nsecs);
-		rec.recursion_misses += read_u64(&s->misses);
-	}
+	rec.prog_id = aux->id;
+	bpf_probe_read_kernel_str(rec.name, sizeof(rec.name), aux->name);
+	stats = (char *)BPF_CORE_READ(prog, stats);
+	for (cpu = 0; cpu < MAX_CPUS && cpu < ncpus; cpu++)
+		add_cpu(&rec, (void *)(stats + cpu_off[cpu]));
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }
