@@ -175,7 +175,7 @@ int link_progs(struct bpf_iter__bpf_link *ctx)
 	rec.prog_id = aux->id;
 	bpf_probe_read_kernel_str(rec.name, sizeof(rec.name), aux->name);
 	stats = (char *)BPF_CORE_READ(prog, stats);
-	for (cpu = 0; cpu < MAX_CPUS && cpu < ncpus; cpu++)
+	for (cpu = 0; stats && cpu < MAX_CPUS && cpu < ncpus; cpu++)
 		add_cpu(&rec, (void *)(stats + cpu_off[cpu]));
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
