@@ -38,7 +38,8 @@ static int read_recs(int fd, struct link_prog_rec **out)
 
 	for (;;) {
 		if (n == cap) {
-			p = realloc(v, (cap = cap ? 2 * cap : 512) * sizeof(*v));
+			p = realloc(v,
+				    (cap = cap ? 2 * cap : 512) * sizeof(*v));
 			if (!p) {
 				free(v);
 				return -ENOMEM;

@@ -51,9 +51,8 @@ static int test_run(int fd)
 	return 0;
 }
 
-static const struct link_prog *read_one(struct link_progs *lp,
-					struct link_prog **v, int *n,
-					__u32 link_id)
+static const struct link_prog *
+read_one(struct link_progs *lp, struct link_prog **v, int *n, __u32 link_id)
 {
 	free(*v);
 	*v = NULL;
@@ -100,7 +99,8 @@ static void every_link(const struct link_prog *v, int n)
 		       (unsigned long long)pi.run_cnt);
 	}
 	group_end("every link's program and counts agree with the info calls "
-		  "(%d links)", checked);
+		  "(%d links)",
+		  checked);
 }
 
 int main(void)
@@ -133,7 +133,8 @@ int main(void)
 	r = read_one(lp, &v, &n, li.id);
 	len = sizeof(pi);
 	bpf_obj_get_info_by_fd(prog, &pi, &len);
-	CHECK(r && r->prog_id == li.prog_id && !strcmp(r->stats.name, "lp_test"),
+	CHECK(r && r->prog_id == li.prog_id &&
+		      !strcmp(r->stats.name, "lp_test"),
 	      "the link's program: id %u, name %s", r ? r->prog_id : 0,
 	      r ? r->stats.name : "-");
 	CHECK(r && r->stats.run_cnt == pi.run_cnt && pi.run_cnt >= RUNS &&
