@@ -213,6 +213,25 @@ static int root_file_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 }
 
 /*
+ * A link's file (not its directory) whose value does not depend on the
+ * reader. Which files a link id has is fixed for its life, and every path
+ * walk to one looks the link's directory up again (timeout 0), which fails
+ * once the link is gone: so the kernel may keep the file's dentry and skip
+ * a LOOKUP (and its render) per name. Its attributes still time out at
+ * once, so a stat asks for the size of the value as it is now; a file
+ * that stops applying (symbol, when its ELF file is replaced) answers
+ * that stat and any open with ENOENT, and a listing is always read anew.
+ * An open of such a file need not come with a LOOKUP of its own, so no
+ * render of a LOOKUP or GETATTR is handed to it (handoff.h): the open
+ * renders the value anew.
+ */
+static bool link_file_may_keep_dentry(fuse_ino_t ino)
+{
+	return !attached_is_ino(ino) && INO_ID(ino) && INO_IDX(ino) &&
+	       ino != INO_CONTROL && !ino_reader_dependent(ino);
+}
+
+/*
  * Attributes of @ino, checked against the kernel now. A file's value is
  * rendered for its size, and kept for the open of thread @tid that may
  * follow (handoff.h).
@@ -252,7 +271,8 @@ static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 			n = link_file_render_alloc(idx - 1, v, &value);
 		if (n >= 0) {
 			attr_fill(d, st, ino, file_mode(ino), n);
-			if (!(link_files[idx - 1].flags & LF_STREAM)) {
+			if (!(link_files[idx - 1].flags & LF_STREAM) &&
+			    !link_file_may_keep_dentry(ino)) {
 				handoff_put_render(&d->handoff, ino, tid, value,
 						   n);
 				value = NULL;
@@ -284,22 +304,6 @@ static __u32 parse_id(const char *name)
 		v = v * 10 + (*p - '0');
 	}
 	return v > UINT32_MAX ? 0 : (__u32)v;
-}
-
-/*
- * A link's file (not its directory) whose value does not depend on the
- * reader. Which files a link id has is fixed for its life, and every path
- * walk to one looks the link's directory up again (timeout 0), which fails
- * once the link is gone: so the kernel may keep the file's dentry and skip
- * a LOOKUP (and its render) per name. Its attributes still time out at
- * once, so a stat asks for the size of the value as it is now; a file
- * that stops applying (symbol, when its ELF file is replaced) answers
- * that stat and any open with ENOENT, and a listing is always read anew.
- */
-static bool link_file_may_keep_dentry(fuse_ino_t ino)
-{
-	return !attached_is_ino(ino) && INO_ID(ino) && INO_IDX(ino) &&
-	       ino != INO_CONTROL && !ino_reader_dependent(ino);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)

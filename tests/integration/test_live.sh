@@ -87,6 +87,24 @@ bpftool link pin id "$id" "$PIN" || die "bpftool link pin"
 assert_eq "pinned: the new pin" "$PIN" "$(t cat "$MNT/$id/pinned")"
 assert_eq "links.json pinned: the new pin" "$PIN" "$(json "$id" pinned)"
 
+# one thread stats pids, then becomes a holder (BPF_OBJ_GET of the pin),
+# then reads pids at once: the read shows it (the stat's render must not
+# be handed to the open that follows it without a LOOKUP of its own)
+assert_eq "stat, hold, read in one thread: the read shows the holder" ok \
+	"$(python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(sys.argv[2].encode())
+attr = (ctypes.c_uint64 * 2)(ctypes.addressof(path), 0)
+os.stat(sys.argv[1])
+fd = libc.syscall(321, 7, ctypes.byref(attr), 16)  # bpf(BPF_OBJ_GET)
+if fd < 0:
+    sys.exit("BPF_OBJ_GET: %s" % os.strerror(ctypes.get_errno()))
+with open(sys.argv[1], "rb") as f:
+    pids = [l.split(b"\t")[0] for l in f.read().splitlines()]
+print("ok" if str(os.getpid()).encode() in pids else "missing: %r" % pids)
+' "$MNT/$id/pids" "$PIN")"
+
 # a new holder and its forked child: they open the link through the pin
 coproc holder { python3 -c '
 import ctypes, os, sys
