@@ -577,8 +577,9 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
  * Splice and sendfile readers take from the page cache up to the i_size
  * the kernel holds, and an open does not refresh it: for content that
  * grew since the last stat, the read would be cut (a root file's dentry
- * lives long, so its open need not look it up). So before the open of a
- * root file is answered, its last page is stored in the page
+ * lives long, and so does a link file's, so its open need not look it
+ * up). So before the open of such a file is answered, its last page is
+ * stored in the page
  * cache (FUSE_NOTIFY_STORE), which extends i_size to the handle's length;
  * the open then drops the page cache (keep_cache 0), the read asks this
  * handle, and a read that ends short of i_size shrinks it.
@@ -617,6 +618,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		of = stream_open(req, ino, fi, &err);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
 		of = link_file_open(req, ino, fi, &err);
+		/* its dentry too is kept: the open may come without a LOOKUP */
+		if (of && link_file_may_keep_dentry(ino))
+			open_size_notify(req, ino, of);
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
 		err = -EISDIR;
 	}

@@ -105,6 +105,13 @@ with open(sys.argv[1], "rb") as f:
 print("ok" if str(os.getpid()).encode() in pids else "missing: %r" % pids)
 ' "$MNT/$id/pids" "$PIN")"
 
+# sizes before the new holder; ls -l keeps the files' dentries
+ls_pids=$(size_in_ls "$id" pids)
+stat_pids=$(t stat -c %s "$MNT/$id/pids")
+ls_holders=$(size_in_ls "$id" holders)
+assert_eq "ls -l pids: the size of its value" "$(t cat "$MNT/$id/pids" |
+	wc -c)" "$ls_pids"
+
 # a new holder and its forked child: they open the link through the pin
 coproc holder { python3 -c '
 import ctypes, os, sys
@@ -123,13 +130,22 @@ if q == 0:
 print(q, flush=True)
 sys.stdin.read()
 os.waitpid(q, 0)' "$PIN"; }
-ls_pids=$(size_in_ls "$id" pids)
-stat_pids=$(t stat -c %s "$MNT/$id/pids")
-ls_holders=$(size_in_ls "$id" holders)
-assert_eq "ls -l pids: the size of its value" "$(t cat "$MNT/$id/pids" |
-	wc -c)" "$ls_pids"
 HOLDER=$holder_PID
 read -r -u "${holder[0]}" p || die "the holder did not start"
+# no stat since the ls -l above: a sendfile reader takes up to the size
+# the kernel holds, which the open itself must bring up to date
+assert_eq "sendfile of pids: the new holder's line too" \
+	$((ls_pids + $(line_len "$p"))) "$(t python3 -c '
+import os, sys
+i = os.open(sys.argv[1], os.O_RDONLY)
+o = os.open("/dev/null", os.O_WRONLY)
+n = total = 0
+while True:
+    n = os.sendfile(o, i, None, 1 << 20)
+    if n <= 0:
+        break
+    total += n
+print(total)' "$MNT/$id/pids")"
 assert_eq "ls -l pids: grown by the new holder's line" \
 	$((ls_pids + $(line_len "$p"))) "$(size_in_ls "$id" pids)"
 assert_eq "stat pids: grown by the new holder's line" \
