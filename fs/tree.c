@@ -205,8 +205,11 @@ static int root_file_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 		st->st_mode = S_IFREG | 0400;
 		st->st_uid = st->st_gid = 0;
 	}
-	if (rf == RF_CONTROL || rf == RF_TOP)
-		free(buf); /* read from the handle, not a rendered value */
+	/* control and top read from the handle, not a rendered value; a
+	 * root file whose dentry the kernel keeps may be opened without a
+	 * LOOKUP of its own, so its render goes to no later open */
+	if (rf == RF_CONTROL || rf == RF_TOP || !ino_reader_dependent(ino))
+		free(buf);
 	else
 		handoff_put_render(&d->handoff, ino, tid, buf, len);
 	return 0;

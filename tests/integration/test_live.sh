@@ -112,6 +112,22 @@ ls_holders=$(size_in_ls "$id" holders)
 assert_eq "ls -l pids: the size of its value" "$(t cat "$MNT/$id/pids" |
 	wc -c)" "$ls_pids"
 
+# the same for a root file, whose dentry the kernel keeps as well:
+# error_log after this thread's bad control line, between its stat and
+# its read
+assert_eq "stat, bad control line, read error_log: the new error" ok \
+	"$(t python3 -c '
+import os, sys
+log, ctl, token = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+os.stat(log)
+try:
+    with open(ctl, "wb", buffering=0) as f:
+        f.write(token + b"\n")
+except OSError:
+    pass
+print("ok" if token in open(log, "rb").read() else "not in error_log")
+' "$MNT/error_log" "$MNT/control" "live_bogus_$$")"
+
 # a new holder and its forked child: they open the link through the pin
 coproc holder { python3 -c '
 import ctypes, os, sys
