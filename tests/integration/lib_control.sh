@@ -52,7 +52,7 @@ EOF
 
 # daemon_link_ids: the BPF link ids the daemon holds fds of, from
 # /proc/PID/fdinfo (the kernel's view, "link_id:" lines), sorted; all but
-# its iter links (over bpf_link: bpf/link_ids.c; over task_file:
+# its iter links (over bpf_link: bpf/link_ids.c, bpf/link_progs.c; over task_file:
 # bpf/task_files.c), which it always holds.
 daemon_link_ids() {
 	local f
