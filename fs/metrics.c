@@ -19,6 +19,7 @@
 #include "perf_names.h"
 #include "prog_names.h"
 #include "prog_stats.h"
+#include "link_ids.h"
 #include "link_progs.h"
 #include "render_multi.h"
 #include "sbuf.h"
@@ -582,7 +583,9 @@ static void prog_samples(struct metrics *m, struct owned *reg,
 	struct link_prog *lp = NULL;
 	struct prog_stats st;
 	bool on = stats_collecting(sw);
-	int nlp = link_progs_read(owned_link_progs(reg), &lp);
+	/* as the tables: only beside the link iterator */
+	int nlp = link_ids_own() ? link_progs_read(owned_link_progs(reg), &lp)
+				 : -EOPNOTSUPP;
 	size_t i;
 
 	if (nlp > 0)

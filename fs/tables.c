@@ -16,6 +16,7 @@
 #include "tables.h"
 #include "fmt.h"
 #include "links.h"
+#include "link_ids.h"
 #include "link_progs.h"
 #include "prog_stats.h"
 #include "sbuf.h"
@@ -288,7 +289,9 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 	 * made meanwhile is asked on its own below */
 	if (!n)
 		n = listed_link_ids(reg, &ids);
-	if (n > 0 && lists)
+	/* with the link iterator only: without it (BPFLINKFS_NO_LINK_ITER,
+	 * or a kernel without one) each program is asked on its own */
+	if (n > 0 && lists && link_ids_own())
 		np = link_progs_read(owned_link_progs(reg), &progs);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
