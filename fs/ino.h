@@ -29,6 +29,8 @@
  * (bpflinkfs(8), THE TREE), and so do the dentries of reader-dependent files.
  */
 #define ROOT_TIMEOUT 86400.0
+/* A link's files keep their dentries too (tree.c, op_lookup) */
+#define LINK_FILE_TIMEOUT 86400.0
 /*
  * control is the exception: each LOOKUP of it answers a new node id,
  * INO(generation, CONTROL_NODE), so that each open has an inode of its

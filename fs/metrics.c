@@ -19,6 +19,8 @@
 #include "perf_names.h"
 #include "prog_names.h"
 #include "prog_stats.h"
+#include "link_ids.h"
+#include "link_progs.h"
 #include "render_multi.h"
 #include "sbuf.h"
 #include "sight.h"
@@ -547,22 +549,54 @@ static void own_run_time(struct metrics *m, __u32 prog_id, uint64_t ns)
 	}
 }
 
+static int cmp_link_prog(const void *a, const void *b)
+{
+	__u32 x = ((const struct link_prog *)a)->prog_id;
+	__u32 y = ((const struct link_prog *)b)->prog_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Program @prog_id's statistics: from @lp (every link's program, read
+ * once for the whole exposition, sorted by program id), else asked now.
+ */
+static int prog_stat_of(__u32 prog_id, const struct link_prog *lp, int n,
+			struct prog_stats *st)
+{
+	struct link_prog key = {.prog_id = prog_id};
+	const struct link_prog *p =
+		n > 0 ? bsearch(&key, lp, n, sizeof(*lp), cmp_link_prog) : NULL;
+
+	if (!p)
+		return prog_stats_read(prog_id, st);
+	*st = p->stats;
+	return 0;
+}
+
 /*
  * Each program once: recursion misses (always counted), run count and
  * time while the kernel counts them, and own links' share of the time.
  */
-static void prog_samples(struct metrics *m, struct stats_switch *sw)
+static void prog_samples(struct metrics *m, struct owned *reg,
+			 struct stats_switch *sw)
 {
 	char name[PROG_NAME_MAX];
+	struct link_prog *lp = NULL;
 	struct prog_stats st;
 	bool on = stats_collecting(sw);
+	/* as the tables: only beside the link iterator */
+	int nlp = link_ids_own() ? link_progs_read(owned_link_progs(reg), &lp)
+				 : -EOPNOTSUPP;
 	size_t i;
 
+	if (nlp > 0)
+		qsort(lp, nlp, sizeof(*lp), cmp_link_prog);
 	if (m->nprogs) /* qsort() wants a non-NULL base */
 		qsort(m->progs, m->nprogs, sizeof(*m->progs), cmp_u32);
 	for (i = 0; i < m->nprogs; i++) {
 		if ((i && m->progs[i] == m->progs[i - 1]) ||
-		    prog_stats_read(m->progs[i], &st))
+		    prog_stat_of(m->progs[i], lp, nlp, &st))
 			continue;
 		prog_full_name(m->progs[i], st.name, name, sizeof(name));
 		prog_labels(sample(m, FAM_RECURSION), m->progs[i], name);
@@ -575,6 +609,7 @@ static void prog_samples(struct metrics *m, struct stats_switch *sw)
 		prog_labels(sample(m, FAM_RUN_TIME), m->progs[i], name);
 		put_seconds(&m->fam[FAM_RUN_TIME], st.run_time_ns);
 	}
+	free(lp);
 }
 
 /*
@@ -666,7 +701,7 @@ char *render_metrics(struct owned *reg, struct attached_set *attached,
 	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
 	if (!err) {
 		types_samples(&m);
-		prog_samples(&m, sw);
+		prog_samples(&m, reg, sw);
 		err = attached_samples(&m, attached);
 	}
 	if (!err)

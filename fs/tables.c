@@ -18,6 +18,8 @@
 #include "tables.h"
 #include "fmt.h"
 #include "link_list.h"
+#include "link_ids.h"
+#include "link_progs.h"
 #include "prog_stats.h"
 #include "sbuf.h"
 #include "render_holders.h"
@@ -275,16 +277,24 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 	struct pin_index pins = {0};
 	struct holder_index holders = {0};
 	__u32 *ids = NULL;
+	struct link_prog *progs = NULL;
+	const struct link_prog *lp;
 	struct prog_stats stats;
-	int n, i, rows = 0;
+	int n, i, np = 0, rows = 0;
 
 	n = v && buf ? 0 : -ENOMEM;
 	if (!n && lists)
 		n = pin_index_build(&pins);
 	if (!n && lists)
 		n = holder_index_build(&holders, owned_task_files(reg));
+	/* every program's statistics in one read, after the ids: a link
+	 * made meanwhile is asked on its own below */
 	if (!n)
 		n = listed_link_ids(reg, &ids);
+	/* with the link iterator only: without it (BPFLINKFS_NO_LINK_ITER,
+	 * or a kernel without one) each program is asked on its own */
+	if (n > 0 && lists && link_ids_own())
+		np = link_progs_read(owned_link_progs(reg), &progs);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
 			continue;
@@ -292,7 +302,10 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		v->pins = lists ? &pins : NULL;
 		v->holders = lists ? &holders : NULL;
 		/* the three prog_* values from one read of the program */
-		if (lists && !prog_stats_read(v->f.prog_id, &stats))
+		lp = np > 0 ? link_prog_find(progs, np, ids[i]) : NULL;
+		if (lp && lp->prog_id == v->f.prog_id)
+			v->stats = &lp->stats;
+		else if (lists && !prog_stats_read(v->f.prog_id, &stats))
 			v->stats = &stats;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
@@ -300,6 +313,7 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 	}
 	pin_index_free(&pins);
 	holder_index_free(&holders);
+	free(progs);
 	free(ids);
 	free(buf);
 	free(v);

@@ -207,11 +207,33 @@ static int root_file_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 		st->st_mode = S_IFREG | 0400;
 		st->st_uid = st->st_gid = 0;
 	}
-	if (rf == RF_CONTROL || rf == RF_TOP)
-		free(buf); /* read from the handle, not a rendered value */
+	/* control and top read from the handle, not a rendered value; a
+	 * root file whose dentry the kernel keeps may be opened without a
+	 * LOOKUP of its own, so its render goes to no later open */
+	if (rf == RF_CONTROL || rf == RF_TOP || !ino_reader_dependent(ino))
+		free(buf);
 	else
 		handoff_put_render(&d->handoff, ino, tid, buf, len);
 	return 0;
+}
+
+/*
+ * A link's file (not its directory) whose value does not depend on the
+ * reader. Which files a link id has is fixed for its life, and every path
+ * walk to one looks the link's directory up again (timeout 0), which fails
+ * once the link is gone: so the kernel may keep the file's dentry and skip
+ * a LOOKUP (and its render) per name. Its attributes still time out at
+ * once, so a stat asks for the size of the value as it is now; a file
+ * that stops applying (symbol, when its ELF file is replaced) answers
+ * that stat and any open with ENOENT, and a listing is always read anew.
+ * An open of such a file need not come with a LOOKUP of its own, so no
+ * render of a LOOKUP or GETATTR is handed to it (handoff.h): the open
+ * renders the value anew.
+ */
+static bool link_file_may_keep_dentry(fuse_ino_t ino)
+{
+	return !attached_is_ino(ino) && INO_ID(ino) && INO_IDX(ino) &&
+	       ino != INO_CONTROL && !ino_reader_dependent(ino);
 }
 
 /*
@@ -254,7 +276,8 @@ static int ino_stat(struct daemon *d, fuse_ino_t ino, pid_t tid,
 			n = link_file_render_alloc(idx - 1, v, &value);
 		if (n >= 0) {
 			attr_fill(d, st, ino, file_mode(ino), n);
-			if (!(link_files[idx - 1].flags & LF_STREAM)) {
+			if (!(link_files[idx - 1].flags & LF_STREAM) &&
+			    !link_file_may_keep_dentry(ino)) {
 				handoff_put_render(&d->handoff, ino, tid, value,
 						   n);
 				value = NULL;
@@ -326,6 +349,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (INO_ID(e.ino) == 0 && !ino_reader_dependent(e.ino) &&
 	    (!attached_is_ino(e.ino) || e.ino == ATTACHED_DIR_INO))
 		e.entry_timeout = ROOT_TIMEOUT;
+	if (link_file_may_keep_dentry(e.ino))
+		e.entry_timeout = LINK_FILE_TIMEOUT;
 	if (e.ino == INO_CONTROL) {
 		e.ino = control_node();
 		e.entry_timeout = 0;
@@ -559,8 +584,9 @@ static struct open_file *stream_open(fuse_req_t req, fuse_ino_t ino,
  * Splice and sendfile readers take from the page cache up to the i_size
  * the kernel holds, and an open does not refresh it: for content that
  * grew since the last stat, the read would be cut (a root file's dentry
- * lives long, so its open need not look it up). So before the open of a
- * root file is answered, its last page is stored in the page
+ * lives long, and so does a link file's, so its open need not look it
+ * up). So before the open of such a file is answered, its last page is
+ * stored in the page
  * cache (FUSE_NOTIFY_STORE), which extends i_size to the handle's length;
  * the open then drops the page cache (keep_cache 0), the read asks this
  * handle, and a read that ends short of i_size shrinks it.
@@ -599,6 +625,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		of = stream_open(req, ino, fi, &err);
 	} else if (INO_ID(ino) && idx >= 1 && idx <= link_file_count) {
 		of = link_file_open(req, ino, fi, &err);
+		/* its dentry too is kept: the open may come without a LOOKUP */
+		if (of && link_file_may_keep_dentry(ino))
+			open_size_notify(req, ino, of);
 	} else if (ino == FUSE_ROOT_ID || (INO_ID(ino) && idx == 0)) {
 		err = -EISDIR;
 	}

@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 
 #include "counter_load.h"
+#include "link_progs.h"
 #include "link_list.h"
 #include "log.h"
 #include "owned.h"
@@ -70,6 +71,7 @@ struct owned {
 	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
 	struct task_files *tf;	    /* who holds links: owned_task_files() */
 	struct links *kernel_list;  /* enumeration: owned_link_list() */
+	struct link_progs *lp;	    /* owned_link_progs(), or NULL */
 	struct pin_owner as_owner;  /* this registry as owned_pins.c sees it */
 	pthread_t reapers[REAPER_THREADS];
 	int nreapers;
@@ -107,12 +109,23 @@ struct links *owned_link_list(const struct owned *o)
 	return o->kernel_list;
 }
 
-/* Load the task-file iterator; its own links stay out of the tree. */
+struct link_progs *owned_link_progs(const struct owned *o)
+{
+	return o->lp;
+}
+
+/* Load the task-file iterator, and the link-program one where it loads;
+ * their own links stay out of the tree. */
 static int open_task_files(struct owned *o)
 {
 	__u32 own[TASK_FILES_OWN_MAX];
 	int i, n, err = task_files_open(&o->tf);
 
+	if (err)
+		return err;
+	/* without it each program is asked on its own: slower, as live */
+	if (link_progs_open(&o->lp) == 0)
+		err = links_hide(link_progs_own(o->lp));
 	if (err)
 		return err;
 	n = task_files_own_link_ids(o->tf, own);
@@ -782,6 +795,7 @@ void owned_close(struct owned *o)
 	pin_dir_close(o->pin);
 	counter_close(o->counter);
 	task_files_close(o->tf);
+	link_progs_close(o->lp);
 	links_close(o->kernel_list);
 	pthread_cond_destroy(&o->reaper_idle);
 	pthread_cond_destroy(&o->reaper_wake);

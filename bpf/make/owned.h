@@ -38,9 +38,8 @@ struct owned;
  * @slots: the counter's size (counter_open()), when made afresh
  * @e: out, with a pin_dir: the message naming the cause on failure
  *
- * The task-file iterator's own links are hidden from every listing
- * (links_hide()); listings go link by link until links_use_iterator() on
- * owned_link_list().
+ * The iterators' own links are hidden from every listing (links_hide());
+ * listings go link by link until links_use_iterator() on owned_link_list().
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
  * fills @e, or -ENOMEM of task_files_open() or links_open(), -ENOSPC of
@@ -95,6 +94,15 @@ struct links *owned_link_list(const struct owned *o);
  * Return: the count, or -errno.
  */
 int listed_link_ids(struct owned *o, __u32 **ids);
+
+struct link_progs;
+
+/**
+ * owned_link_progs() - the iterator over every link's program and its run
+ * statistics (link_progs.h), opened by owned_open(), or NULL where it
+ * does not load (then read each program with prog_stats_read())
+ */
+struct link_progs *owned_link_progs(const struct owned *o);
 
 struct owned_info {
 	__u32 id;

@@ -52,8 +52,8 @@ EOF
 
 # daemon_link_ids: the BPF link ids the daemon holds fds of, from
 # /proc/PID/fdinfo (the kernel's view, "link_id:" lines), sorted; all but
-# its iter links (over bpf_link: bpf/read/link_ids.c; over task_file:
-# bpf/holders/task_files.c), which it always holds.
+# its iter links (over bpf_link: bpf/read/link_ids.c, bpf/read/link_progs.c;
+# over task_file: bpf/holders/task_files.c), which it always holds.
 daemon_link_ids() {
 	local f
 	for f in /proc/"$BL_DAEMON_PID"/fdinfo/*; do

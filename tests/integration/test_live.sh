@@ -61,6 +61,20 @@ print("absent")
 PY
 }
 
+# size_in_ls ID FILE: the size `ls -l MNT/ID` gives FILE (ls -l keeps
+# the kernel's dentries of the link's files: this is what proves their
+# sizes are still asked for anew)
+size_in_ls() {
+	t ls -l "$MNT/$1" | awk -v f="$2" '$NF == f { print $5 }'
+}
+
+# line_len PID: the length of PID's line in a pids file, PID<TAB>COMM
+line_len() {
+	local comm
+	comm=$(cat "/proc/$1/comm") || return 1
+	echo $((${#1} + 1 + ${#comm} + 1))
+}
+
 # first reads: mklinks alone holds it, no pin
 assert_eq "pids: mklinks alone" "$MKL" "$(pids_of "$id")"
 assert_eq "links.json pids: mklinks alone" "$MKL" "$(json "$id" pids)"
@@ -72,6 +86,47 @@ assert_eq "links.json pinned: none" "" "$(json "$id" pinned)"
 bpftool link pin id "$id" "$PIN" || die "bpftool link pin"
 assert_eq "pinned: the new pin" "$PIN" "$(t cat "$MNT/$id/pinned")"
 assert_eq "links.json pinned: the new pin" "$PIN" "$(json "$id" pinned)"
+
+# one thread stats pids, then becomes a holder (BPF_OBJ_GET of the pin),
+# then reads pids at once: the read shows it (the stat's render must not
+# be handed to the open that follows it without a LOOKUP of its own)
+assert_eq "stat, hold, read in one thread: the read shows the holder" ok \
+	"$(python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+path = ctypes.create_string_buffer(sys.argv[2].encode())
+attr = (ctypes.c_uint64 * 2)(ctypes.addressof(path), 0)
+os.stat(sys.argv[1])
+fd = libc.syscall(321, 7, ctypes.byref(attr), 16)  # bpf(BPF_OBJ_GET)
+if fd < 0:
+    sys.exit("BPF_OBJ_GET: %s" % os.strerror(ctypes.get_errno()))
+with open(sys.argv[1], "rb") as f:
+    pids = [l.split(b"\t")[0] for l in f.read().splitlines()]
+print("ok" if str(os.getpid()).encode() in pids else "missing: %r" % pids)
+' "$MNT/$id/pids" "$PIN")"
+
+# sizes before the new holder; ls -l keeps the files' dentries
+ls_pids=$(size_in_ls "$id" pids)
+stat_pids=$(t stat -c %s "$MNT/$id/pids")
+ls_holders=$(size_in_ls "$id" holders)
+assert_eq "ls -l pids: the size of its value" "$(t cat "$MNT/$id/pids" |
+	wc -c)" "$ls_pids"
+
+# the same for a root file, whose dentry the kernel keeps as well:
+# error_log after this thread's bad control line, between its stat and
+# its read
+assert_eq "stat, bad control line, read error_log: the new error" ok \
+	"$(t python3 -c '
+import os, sys
+log, ctl, token = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+os.stat(log)
+try:
+    with open(ctl, "wb", buffering=0) as f:
+        f.write(token + b"\n")
+except OSError:
+    pass
+print("ok" if token in open(log, "rb").read() else "not in error_log")
+' "$MNT/error_log" "$MNT/control" "live_bogus_$$")"
 
 # a new holder and its forked child: they open the link through the pin
 coproc holder { python3 -c '
@@ -93,6 +148,26 @@ sys.stdin.read()
 os.waitpid(q, 0)' "$PIN"; }
 HOLDER=$holder_PID
 read -r -u "${holder[0]}" p || die "the holder did not start"
+# no stat since the ls -l above: a sendfile reader takes up to the size
+# the kernel holds, which the open itself must bring up to date
+assert_eq "sendfile of pids: the new holder's line too" \
+	$((ls_pids + $(line_len "$p"))) "$(t python3 -c '
+import os, sys
+i = os.open(sys.argv[1], os.O_RDONLY)
+o = os.open("/dev/null", os.O_WRONLY)
+n = total = 0
+while True:
+    n = os.sendfile(o, i, None, 1 << 20)
+    if n <= 0:
+        break
+    total += n
+print(total)' "$MNT/$id/pids")"
+assert_eq "ls -l pids: grown by the new holder's line" \
+	$((ls_pids + $(line_len "$p"))) "$(size_in_ls "$id" pids)"
+assert_eq "stat pids: grown by the new holder's line" \
+	$((stat_pids + $(line_len "$p"))) "$(t stat -c %s "$MNT/$id/pids")"
+assert_true "ls -l holders: grown with the new holder" \
+	[ "$(size_in_ls "$id" holders)" -gt "$ls_holders" ]
 assert_eq "fdinfo: mklinks and the holder" "$(printf '%s\n' "$MKL" "$p" |
 	sort -n)" "$(fdinfo_pids "$id")"
 assert_eq "pids: the new holder" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
@@ -100,6 +175,9 @@ assert_eq "links.json pids: the new holder" "$(fdinfo_pids "$id")" \
 	"$(json "$id" pids)"
 echo fork >&"${holder[1]}"
 read -r -u "${holder[0]}" q || die "the holder did not fork"
+assert_eq "ls -l pids: grown by the forked child's line" \
+	$((ls_pids + $(line_len "$p") + $(line_len "$q"))) \
+	"$(size_in_ls "$id" pids)"
 assert_eq "fdinfo: the forked child too" "$(printf '%s\n' "$MKL" "$p" "$q" |
 	sort -n)" "$(fdinfo_pids "$id")"
 assert_eq "pids: the forked child" "$(fdinfo_pids "$id")" "$(pids_of "$id")"
@@ -135,8 +213,13 @@ mkl_stop a
 assert_eq "pids: the holders gone (fdinfo: $(fdinfo_pids "$id" | xargs))" \
 	"" "$(pids_of "$id")"
 assert_eq "links.json pids: the holders gone" "" "$(json "$id" pids)"
+t ls -l "$MNT/$id" >/dev/null # the kernel keeps the files' dentries
 rm -r "$PIN-top"
 bl_link_gone "link $id released once its last pin went" "$id"
+assert_true "stat MNT/$id/pids: gone with the link, after ls -l" \
+	bash -c "! stat '$MNT/$id/pids' >/dev/null 2>&1"
+assert_true "ls -l MNT/$id: gone with the link" \
+	bash -c "! ls -l '$MNT/$id' >/dev/null 2>&1"
 assert_true "MNT/$id/pids: gone with the link" \
 	bash -c "! cat '$MNT/$id/pids' 2>/dev/null"
 assert_true "MNT/$id/pinned: gone with the link" \

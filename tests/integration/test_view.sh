@@ -396,7 +396,9 @@ assert_eq "features: no other_links (every link is shown)" "" \
 	"${FEAT[other_links]:-}"
 
 # The same links without the link iterator (one BPF_LINK_GET_NEXT_ID per
-# link, as on kernels without it): the same directories and links.json.
+# link, as on kernels without it, and each program's statistics read on
+# their own rather than by the link-program iterator): the same
+# directories and links.json.
 grep -q "no BPF link iterator" "$WORK/daemon.log" &&
 	fail "the daemon has no link iterator on this kernel"
 MNT1=$MNT PID1=$BL_DAEMON_PID

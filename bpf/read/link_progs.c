@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "link_progs.h"
+#include "link_progs.skel.h"
+#include "link_info.h"
+
+#define MAX_CPUS 1024 /* as the program's loop bound */
+
+/* the iterator's record (progs/link_progs.bpf.c) */
+struct link_prog_rec {
+	__u32 link_id;
+	__u32 prog_id;
+	__u64 run_cnt;
+	__u64 run_time_ns;
+	__u64 recursion_misses;
+	char name[16];
+};
+
+struct link_progs {
+	struct link_progs_bpf *skel;
+	struct bpf_link *iter;
+	__u32 own_id, own_prog_id;
+};
+
+/* Whole records only: the kernel never splits one across reads. */
+static int read_recs(int fd, struct link_prog_rec **out)
+{
+	struct link_prog_rec *v = NULL, *p;
+	size_t n = 0, cap = 0;
+	ssize_t got;
+
+	for (;;) {
+		if (n == cap) {
+			p = realloc(v,
+				    (cap = cap ? 2 * cap : 512) * sizeof(*v));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		got = read(fd, v + n, (cap - n) * sizeof(*v));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			free(v);
+			return -errno;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got / sizeof(*v);
+	}
+	*out = v;
+	return (int)n;
+}
+
+int link_progs_read(struct link_progs *lp, struct link_prog **out)
+{
+	struct link_prog_rec *r = NULL;
+	struct link_prog *v;
+	int fd, n, i, kept = 0;
+
+	if (!lp)
+		return -EOPNOTSUPP;
+	fd = bpf_iter_create(bpf_link__fd(lp->iter));
+	if (fd < 0)
+		return -errno;
+	n = read_recs(fd, &r);
+	close(fd);
+	if (n < 0)
+		return n;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	for (i = 0; v && i < n; i++) {
+		if (r[i].link_id == lp->own_id)
+			continue;
+		v[kept].link_id = r[i].link_id;
+		v[kept].prog_id = r[i].prog_id;
+		v[kept].stats.run_cnt = r[i].run_cnt;
+		v[kept].stats.run_time_ns = r[i].run_time_ns;
+		v[kept].stats.recursion_misses = r[i].recursion_misses;
+		memcpy(v[kept].stats.name, r[i].name, sizeof(r[i].name));
+		v[kept].stats.name[sizeof(v[kept].stats.name) - 1] = '\0';
+		kept++;
+	}
+	free(r);
+	if (!v)
+		return -ENOMEM;
+	*out = v;
+	return kept;
+}
+
+const struct link_prog *link_prog_find(const struct link_prog *v, size_t n,
+				       __u32 link_id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].link_id == link_id)
+			return &v[mid];
+		if (v[mid].link_id < link_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Does the iterator read its own link's program as the kernel's info call
+ * does? Its id and name must match; its run count, read first, may not
+ * exceed the info's (the count only grows).
+ */
+static int self_check(struct link_progs *lp)
+{
+	struct bpf_link_info info = {0};
+	struct bpf_prog_info pinfo = {0};
+	__u32 len = sizeof(info);
+	struct link_prog_rec *r = NULL;
+	int fd, n, i, err = -EPROTO;
+
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(lp->iter), &info, &len))
+		return -errno;
+	lp->own_id = info.id;
+	lp->own_prog_id = info.prog_id;
+	fd = bpf_iter_create(bpf_link__fd(lp->iter));
+	if (fd < 0)
+		return -errno;
+	n = read_recs(fd, &r);
+	close(fd);
+	if (n < 0)
+		return n;
+	len = sizeof(pinfo);
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(lp->skel->progs.link_progs),
+				   &pinfo, &len))
+		err = -errno;
+	for (i = 0; i < n && err == -EPROTO; i++)
+		if (r[i].link_id == lp->own_id &&
+		    r[i].prog_id == lp->own_prog_id &&
+		    r[i].prog_id == pinfo.id &&
+		    !strncmp(r[i].name, pinfo.name, sizeof(r[i].name)) &&
+		    r[i].run_cnt <= pinfo.run_cnt &&
+		    r[i].recursion_misses <= pinfo.recursion_misses)
+			err = 0;
+	free(r);
+	return err;
+}
+
+int link_progs_open(struct link_progs **out)
+{
+	struct link_progs *lp = calloc(1, sizeof(*lp));
+	int ncpus = libbpf_num_possible_cpus(), err;
+
+	*out = NULL;
+	if (!lp)
+		return -ENOMEM;
+	if (ncpus <= 0 || ncpus > MAX_CPUS) {
+		free(lp);
+		return ncpus <= 0 ? ncpus : -EOPNOTSUPP;
+	}
+	lp->skel = link_progs_bpf__open();
+	err = lp->skel ? 0 : (errno ? -errno : -ENOMEM);
+	if (!err) {
+		lp->skel->rodata->ncpus = ncpus;
+		err = link_progs_bpf__load(lp->skel);
+	}
+	if (!err) {
+		lp->iter = bpf_program__attach_iter(lp->skel->progs.link_progs,
+						    NULL);
+		err = lp->iter ? 0 : (errno ? -errno : -EINVAL);
+	}
+	if (!err)
+		err = self_check(lp);
+	if (err) {
+		link_progs_close(lp);
+		return err < 0 ? err : -EINVAL;
+	}
+	*out = lp;
+	return 0;
+}
+
+__u32 link_progs_own(const struct link_progs *lp)
+{
+	return lp ? lp->own_id : 0;
+}
+
+void link_progs_close(struct link_progs *lp)
+{
+	if (!lp)
+		return;
+	bpf_link__destroy(lp->iter);
+	link_progs_bpf__destroy(lp->skel);
+	free(lp);
+}

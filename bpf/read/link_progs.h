@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Every link's program and its run statistics in one read: a BPF iterator
+ * over the kernel's links (iter/bpf_link, kernel 5.19+) that writes per
+ * link what BPF_OBJ_GET_INFO_BY_FD of its program answers (id, name,
+ * run_cnt, run_time_ns, recursion_misses), so that a listing of N links
+ * costs a few read(2) calls instead of N program fds opened, asked and
+ * closed. The values are the kernel's counters at the read: never kept.
+ */
+#ifndef BPFLINKFS_LINK_PROGS_H
+#define BPFLINKFS_LINK_PROGS_H
+
+#include <linux/types.h>
+
+#include "prog_stats.h"
+
+struct link_progs;
+
+/* one link's program, as link_progs_read() gives it */
+struct link_prog {
+	__u32 link_id;
+	__u32 prog_id;
+	struct prog_stats stats; /* as prog_stats_read() fills it */
+};
+
+/**
+ * link_progs_open() - load the iterator and attach it
+ * @out: the handle; NULL when this returns an error
+ *
+ * The iterator reads the programs' per-CPU counters itself, so it loads
+ * only where BPF has bpf_map_lookup_percpu_elem() (5.19+: it locates
+ * each CPU's copy) and there are at most 1024 possible CPUs; at start it checks
+ * that it reads its own link's program as BPF_OBJ_GET_INFO_BY_FD does.
+ * The attachment is a link of type iter the handle holds: hide its id
+ * (link_progs_own()).
+ *
+ * Return: 0, or -errno (no link iterator, no BTF, no such helper, or a
+ * check that failed: -EPROTO); callers then use prog_stats_read().
+ */
+int link_progs_open(struct link_progs **out);
+
+/** link_progs_own() - the id of the handle's own iterator link, or 0 */
+__u32 link_progs_own(const struct link_progs *lp);
+
+/** link_progs_close() - detach and unload; NULL is ignored */
+void link_progs_close(struct link_progs *lp);
+
+/**
+ * link_progs_read() - every live link's program now, by ascending link id
+ * @lp: the handle
+ * @out: malloc'd array, the caller frees it
+ * Return: the count, or -EOPNOTSUPP (@lp NULL), -ENOMEM, -errno of read(2).
+ */
+int link_progs_read(struct link_progs *lp, struct link_prog **out);
+
+/**
+ * link_prog_find() - the record of link @link_id in @v (sorted by link id)
+ * Return: the record, or NULL.
+ */
+const struct link_prog *link_prog_find(const struct link_prog *v, size_t n,
+				       __u32 link_id);
+
+#endif

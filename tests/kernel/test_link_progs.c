@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bpf/link_progs.c against the kernel's info calls. A raw tracepoint link
+ * made here on a tracepoint that does not fire (sched_kthread_stop), its
+ * program run RUNS times with BPF_PROG_TEST_RUN while this test holds a
+ * BPF_ENABLE_STATS fd: the iterator must give the link its program's id
+ * and name, and run_cnt and run_time_ns equal to what
+ * BPF_OBJ_GET_INFO_BY_FD says (the program does not run otherwise), and
+ * RUNS more after RUNS more runs. Every other link of the host: its
+ * program id as its link info says, its counts no higher than the
+ * program's info read just after (they only grow). The handle's own link
+ * is left out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "check.h"
+#include "link_progs.h"
+
+#define RUNS 50
+
+/* r0 = 0; exit, as a raw tracepoint program named lp_test */
+static int load_prog(void)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "lp_test", "GPL",
+			       insns, 2, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int test_run(int fd)
+{
+	__u64 args[1] = {0};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+		    .ctx_size_in = sizeof(args));
+	int i;
+
+	for (i = 0; i < RUNS; i++)
+		if (bpf_prog_test_run_opts(fd, &opts))
+			return -errno;
+	return 0;
+}
+
+static const struct link_prog *
+read_one(struct link_progs *lp, struct link_prog **v, int *n, __u32 link_id)
+{
+	free(*v);
+	*v = NULL;
+	*n = link_progs_read(lp, v);
+	return *n > 0 ? link_prog_find(*v, *n, link_id) : NULL;
+}
+
+/* every link: its program as link info says, counts not past the info's */
+static void every_link(const struct link_prog *v, int n)
+{
+	int i, checked = 0;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link_info li = {0};
+		struct bpf_prog_info pi = {0};
+		__u32 len = sizeof(li);
+		int fd = bpf_link_get_fd_by_id(v[i].link_id);
+
+		if (fd < 0)
+			continue; /* gone meanwhile */
+		if (bpf_obj_get_info_by_fd(fd, &li, &len)) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		fd = bpf_prog_get_fd_by_id(v[i].prog_id);
+		len = sizeof(pi);
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &pi, &len)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		close(fd);
+		checked++;
+		EXPECT(li.prog_id == v[i].prog_id &&
+			       !strncmp(pi.name, v[i].stats.name, 16) &&
+			       v[i].stats.run_cnt <= pi.run_cnt &&
+			       v[i].stats.run_time_ns <= pi.run_time_ns &&
+			       v[i].stats.recursion_misses <=
+				       pi.recursion_misses,
+		       "link %u: prog %u (info %u), run_cnt %llu (info %llu)",
+		       v[i].link_id, v[i].prog_id, li.prog_id,
+		       (unsigned long long)v[i].stats.run_cnt,
+		       (unsigned long long)pi.run_cnt);
+	}
+	group_end("every link's program and counts agree with the info calls "
+		  "(%d links)",
+		  checked);
+}
+
+int main(void)
+{
+	struct link_progs *lp = NULL;
+	struct link_prog *v = NULL;
+	const struct link_prog *r;
+	struct bpf_link_info li = {0};
+	struct bpf_prog_info pi = {0};
+	__u32 len = sizeof(li);
+	int prog, link, stats, n, err;
+	__u64 cnt0;
+
+	if (geteuid() != 0)
+		skip_all("needs root");
+	err = link_progs_open(&lp);
+	if (err)
+		skip_all("the link-program iterator does not load here (%s)",
+			 strerror(-err));
+	prog = load_prog();
+	link = prog >= 0 ? bpf_raw_tracepoint_open("sched_kthread_stop", prog)
+			 : -1;
+	stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (prog < 0 || link < 0 || stats < 0)
+		skip_all("no raw tracepoint link or BPF_ENABLE_STATS (%s)",
+			 strerror(errno));
+	CHECK(!bpf_obj_get_info_by_fd(link, &li, &len),
+	      "the test's link: id %u", li.id);
+	CHECK(test_run(prog) == 0, "%d runs of its program", RUNS);
+	r = read_one(lp, &v, &n, li.id);
+	len = sizeof(pi);
+	bpf_obj_get_info_by_fd(prog, &pi, &len);
+	CHECK(r && r->prog_id == li.prog_id &&
+		      !strcmp(r->stats.name, "lp_test"),
+	      "the link's program: id %u, name %s", r ? r->prog_id : 0,
+	      r ? r->stats.name : "-");
+	CHECK(r && r->stats.run_cnt == pi.run_cnt && pi.run_cnt >= RUNS &&
+		      r->stats.run_time_ns == pi.run_time_ns &&
+		      r->stats.recursion_misses == pi.recursion_misses,
+	      "run_cnt %llu, run_time_ns %llu as the info call (%llu, %llu)",
+	      r ? (unsigned long long)r->stats.run_cnt : 0ULL,
+	      r ? (unsigned long long)r->stats.run_time_ns : 0ULL,
+	      (unsigned long long)pi.run_cnt,
+	      (unsigned long long)pi.run_time_ns);
+	cnt0 = r ? r->stats.run_cnt : 0;
+	CHECK(test_run(prog) == 0, "%d more runs", RUNS);
+	r = read_one(lp, &v, &n, li.id);
+	CHECK(r && r->stats.run_cnt == cnt0 + RUNS,
+	      "the next read counts them: %llu -> %llu",
+	      (unsigned long long)cnt0,
+	      r ? (unsigned long long)r->stats.run_cnt : 0ULL);
+	CHECK(n > 0 && !link_prog_find(v, n, link_progs_own(lp)),
+	      "the handle's own link %u is left out", link_progs_own(lp));
+	if (n > 0)
+		every_link(v, n);
+	close(link);
+	r = read_one(lp, &v, &n, li.id);
+	CHECK(n >= 0 && !r, "the link closed: gone from the next read");
+	free(v);
+	close(stats);
+	close(prog);
+	link_progs_close(lp);
+	link_progs_close(NULL);
+	return done_testing();
+}
