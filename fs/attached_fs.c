@@ -48,18 +48,18 @@ struct att_file {
 	const char *name;
 	unsigned int kinds;
 	bool json_number;
-	int (*render)(const struct attached_probe *p, bool sees_addrs,
+	int (*render)(const struct bare_perf_event *p, bool sees_addrs,
 		      char *buf, size_t len);
 };
 
-static int r_type(const struct attached_probe *p, bool sees, char *b, size_t l)
+static int r_type(const struct bare_perf_event *p, bool sees, char *b, size_t l)
 {
 	const char *name = perf_link_kind_name(p->f.kind);
 
 	return name ? fmt_line(b, l, name) : -ENOENT;
 }
 
-static int r_name(const struct attached_probe *p, bool sees, char *b, size_t l)
+static int r_name(const struct bare_perf_event *p, bool sees, char *b, size_t l)
 {
 	int n;
 
@@ -69,37 +69,37 @@ static int r_name(const struct attached_probe *p, bool sees, char *b, size_t l)
 	return n + snprintf(b + n, l - n, "\n");
 }
 
-static int r_offset(const struct attached_probe *p, bool sees, char *b,
+static int r_offset(const struct bare_perf_event *p, bool sees, char *b,
 		    size_t l)
 {
 	return fmt_hex(b, l, p->f.offset, 1);
 }
 
 /* the kernel showed the daemon the address: the reader's rule decides */
-static int r_addr(const struct attached_probe *p, bool sees, char *b, size_t l)
+static int r_addr(const struct bare_perf_event *p, bool sees, char *b, size_t l)
 {
 	return fmt_hex(b, l, sees ? p->f.addr : 0, 16);
 }
 
-static int r_config(const struct attached_probe *p, bool sees, char *b,
+static int r_config(const struct bare_perf_event *p, bool sees, char *b,
 		    size_t l)
 {
 	return fmt_u64(b, l, p->f.config, '\n');
 }
 
-static int r_event_type(const struct attached_probe *p, bool sees, char *b,
+static int r_event_type(const struct bare_perf_event *p, bool sees, char *b,
 			size_t l)
 {
 	return fmt_u64(b, l, p->f.event_type, '\n');
 }
 
-static int r_prog_id(const struct attached_probe *p, bool sees, char *b,
+static int r_prog_id(const struct bare_perf_event *p, bool sees, char *b,
 		     size_t l)
 {
 	return fmt_u64(b, l, p->f.prog_id, '\n');
 }
 
-static int r_prog_name(const struct attached_probe *p, bool sees, char *b,
+static int r_prog_name(const struct bare_perf_event *p, bool sees, char *b,
 		       size_t l)
 {
 	char name[PROG_NAME_MAX];
@@ -116,12 +116,12 @@ static int r_prog_name(const struct attached_probe *p, bool sees, char *b,
 	return err ? err : fmt_line(b, l, name);
 }
 
-static int r_pid(const struct attached_probe *p, bool sees, char *b, size_t l)
+static int r_pid(const struct bare_perf_event *p, bool sees, char *b, size_t l)
 {
 	return fmt_u64(b, l, p->pid, '\n');
 }
 
-static int r_comm(const struct attached_probe *p, bool sees, char *b, size_t l)
+static int r_comm(const struct bare_perf_event *p, bool sees, char *b, size_t l)
 {
 	return fmt_line(b, l, p->comm);
 }
@@ -149,7 +149,7 @@ static const struct att_file att_files[] = {
  * probes made by address, and on newer kernels to a caller that may see
  * kernel addresses (as the daemon may); 0 means "not told", not address 0.
  */
-static bool file_applies(size_t i, const struct attached_probe *p)
+static bool file_applies(size_t i, const struct bare_perf_event *p)
 {
 	if (i == ADDR_IDX && !p->f.addr)
 		return false;
@@ -224,15 +224,15 @@ int attached_lookup(fuse_ino_t parent, const char *name, fuse_ino_t *ino)
 }
 
 /* The probe of entry @ino now. Return: 0, -ENOENT, -ENOMEM, -errno. */
-static int probe_get(struct attached_set *s, fuse_ino_t ino,
-		     struct attached_probe **p)
+static int probe_get(struct bare_perf_set *s, fuse_ino_t ino,
+		     struct bare_perf_event **p)
 {
 	int err;
 
 	*p = malloc(sizeof(**p));
 	if (!*p)
 		return -ENOMEM;
-	err = attached_get(s, INO_PID(ino), INO_FD(ino), *p);
+	err = bare_perf_get(s, INO_PID(ino), INO_FD(ino), *p);
 	if (err) {
 		free(*p);
 		*p = NULL;
@@ -241,7 +241,7 @@ static int probe_get(struct attached_set *s, fuse_ino_t ino,
 }
 
 /* File @i of @p without its newline into @buf; false if it does not apply */
-static bool value_of(size_t i, const struct attached_probe *p, bool sees,
+static bool value_of(size_t i, const struct bare_perf_event *p, bool sees,
 		     char *buf, size_t len, size_t *n)
 {
 	int r = file_applies(i, p) && att_files[i].render
@@ -255,7 +255,7 @@ static bool value_of(size_t i, const struct attached_probe *p, bool sees,
 	return true;
 }
 
-static void table_row(struct sbuf *f, const struct attached_probe *p, bool sees,
+static void table_row(struct sbuf *f, const struct bare_perf_event *p, bool sees,
 		      char *buf, size_t len)
 {
 	/* the columns of links: indices into att_files, -1 for none */
@@ -282,7 +282,7 @@ static void json_place(struct sbuf *f, const char *key, const char *v)
 		sbuf_put(f, "null", 4);
 }
 
-static void json_object(struct sbuf *f, const struct attached_probe *p,
+static void json_object(struct sbuf *f, const struct bare_perf_event *p,
 			bool sees, char *buf, size_t len,
 			struct cgroup_cache *places)
 {
@@ -305,13 +305,13 @@ static void json_object(struct sbuf *f, const struct attached_probe *p,
 	sbuf_put(f, "}", 1);
 }
 
-static int render_table(struct attached_set *s, int which, bool sees,
+static int render_table(struct bare_perf_set *s, int which, bool sees,
 			char **out, size_t *len)
 {
 	struct cgroup_cache places = {0};
-	struct attached_probe *v = NULL;
+	struct bare_perf_event *v = NULL;
 	char *buf = malloc(2 * PATH_MAX);
-	int n = buf ? attached_read_all(s, &v) : -ENOMEM, i;
+	int n = buf ? bare_perf_read_all(s, &v) : -ENOMEM, i;
 	struct sbuf f = {0};
 
 	if (n >= 0 && which == T_TABLE)
@@ -344,12 +344,12 @@ static int render_table(struct attached_set *s, int which, bool sees,
 }
 
 /* The holders table of entry @ino into a malloc'd *@buf */
-static int entry_holders(struct attached_set *s, fuse_ino_t ino, char **buf,
+static int entry_holders(struct bare_perf_set *s, fuse_ino_t ino, char **buf,
 			 size_t *len)
 {
 	struct holder_index idx = {0};
 	struct link_holder *h = NULL;
-	int n = attached_holders(s, INO_PID(ino), INO_FD(ino), &h);
+	int n = bare_perf_holders(s, INO_PID(ino), INO_FD(ino), &h);
 
 	if (n >= 0)
 		n = holder_index_wrap(&idx, h, (size_t)n);
@@ -370,15 +370,15 @@ static int entry_holders(struct attached_set *s, fuse_ino_t ino, char **buf,
 	return 0;
 }
 
-int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
+int attached_render(struct bare_perf_set *s, fuse_ino_t ino, bool sees_addrs,
 		    char **buf, size_t *len)
 {
 	unsigned int idx = INO_IDX(ino);
-	struct attached_probe *p;
+	struct bare_perf_event *p;
 	int n;
 
 	if (!s)
-		return -ENOENT; /* attached_open() failed */
+		return -ENOENT; /* bare_perf_open() failed */
 
 	if (!INO_PID(ino))
 		return idx == T_TABLE || idx == T_JSON
@@ -412,29 +412,29 @@ int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 	return 0;
 }
 
-int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
+int attached_attr(struct bare_perf_set *s, fuse_ino_t ino, bool sees_addrs,
 		  mode_t *mode, off_t *size, nlink_t *nlink, char **keep)
 {
-	struct attached_id *ids = NULL;
+	struct bare_perf_id *ids = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	int n;
 
 	if (!s)
-		return -ENOENT; /* attached_open() failed */
+		return -ENOENT; /* bare_perf_open() failed */
 
 	*nlink = 1;
 	*size = 0;
 	*keep = NULL;
 	if (ino == ATTACHED_DIR_INO) {
-		n = attached_ids(s, &ids);
+		n = bare_perf_ids(s, &ids);
 		free(ids);
 		*mode = S_IFDIR | 0555;
 		*nlink = 2 + (n > 0 ? (nlink_t)n : 0);
 		return n < 0 ? n : 0;
 	}
 	if (INO_PID(ino) && !INO_IDX(ino)) {
-		struct attached_probe *p;
+		struct bare_perf_event *p;
 
 		n = probe_get(s, ino, &p);
 		free(p);
@@ -449,23 +449,23 @@ int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
 	return n;
 }
 
-int attached_list(struct attached_set *s, fuse_ino_t ino, attached_add_fn add,
+int attached_list(struct bare_perf_set *s, fuse_ino_t ino, attached_add_fn add,
 		  void *ctx)
 {
-	struct attached_id *ids = NULL;
-	struct attached_probe *p;
+	struct bare_perf_id *ids = NULL;
+	struct bare_perf_event *p;
 	char name[32];
 	size_t i;
 	int n, err = 0;
 
 	if (!s)
-		return -ENOENT; /* attached_open() failed */
+		return -ENOENT; /* bare_perf_open() failed */
 
 	if (ino == ATTACHED_DIR_INO) {
 		for (i = T_TABLE; !err && i <= T_JSON; i++)
 			err = add(ctx, table_names[i], ENTRY_INO(0, 0, i),
 				  S_IFREG);
-		n = err ? err : attached_ids(s, &ids);
+		n = err ? err : bare_perf_ids(s, &ids);
 		for (i = 0; n > 0 && !err && i < (size_t)n; i++) {
 			snprintf(name, sizeof(name), "%u-%u", ids[i].pid,
 				 ids[i].fd);

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <fuse_lowlevel.h>
 
-struct attached_set;
+struct bare_perf_set;
 
 #define ATTACHED_DIR_NAME "attached"
 #define ATTACHED_INO_BIT (1ULL << 63)
@@ -46,7 +46,7 @@ int attached_lookup(fuse_ino_t parent, const char *name, fuse_ino_t *ino);
  * caller frees it), or NULL for a directory
  * Return: 0, -ENOENT (gone: the fd is closed or a link holds it), -errno.
  */
-int attached_attr(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
+int attached_attr(struct bare_perf_set *s, fuse_ino_t ino, bool sees_addrs,
 		  mode_t *mode, off_t *size, nlink_t *nlink, char **keep);
 
 typedef int (*attached_add_fn)(void *ctx, const char *name, fuse_ino_t ino,
@@ -56,14 +56,14 @@ typedef int (*attached_add_fn)(void *ctx, const char *name, fuse_ino_t ino,
  * attached_list() - the entries of directory @ino now, through @add
  * Return: 0, -ENOENT, -ENOTDIR, or what @add returned.
  */
-int attached_list(struct attached_set *s, fuse_ino_t ino, attached_add_fn add,
+int attached_list(struct bare_perf_set *s, fuse_ino_t ino, attached_add_fn add,
 		  void *ctx);
 
 /**
  * attached_render() - the content of file @ino now, malloc'd into *buf
  * Return: 0, -ENOENT (gone), -EISDIR, -ENOMEM, -errno.
  */
-int attached_render(struct attached_set *s, fuse_ino_t ino, bool sees_addrs,
+int attached_render(struct bare_perf_set *s, fuse_ino_t ino, bool sees_addrs,
 		    char **buf, size_t *len);
 
 #endif

@@ -61,7 +61,7 @@ struct control_handle {
  */
 struct request {
 	pid_t pid; /* the writer */
-	struct id_list made;
+	struct request_ids made;
 	struct id_set gone;
 	struct path_memo *memo; /* NULL: no memo */
 };
@@ -219,7 +219,7 @@ void error_log_clear(struct error_log *log)
 	pthread_mutex_unlock(&log->lock);
 }
 
-static int out_append(struct control_handle *h, const struct id_list *ids,
+static int out_append(struct control_handle *h, const struct request_ids *ids,
 		      size_t from)
 {
 	size_t need = h->out_len + (ids->len - from) * 12 + 1, i;
@@ -352,7 +352,7 @@ out:
 }
 
 /* Ascending ids of @l into owned_remove_ids() */
-static void remove_list(struct owned *reg, const struct id_list *l)
+static void remove_list(struct owned *reg, const struct request_ids *l)
 {
 	__u32 *ids = l->len ? malloc(l->len * sizeof(*ids)) : NULL;
 	size_t i;
@@ -391,7 +391,7 @@ static int request_end(struct control_handle *h, struct request *rq, int err)
 		owned_remove_ids(h->reg, ids, n);
 	free(ids);
 	free(rq->made.ids);
-	rq->made = (struct id_list){0};
+	rq->made = (struct request_ids){0};
 	id_set_clear(&rq->gone);
 	return err;
 }

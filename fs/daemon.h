@@ -15,7 +15,7 @@
 #include "handoff.h"
 
 struct owned;
-struct attached_set;
+struct bare_perf_set;
 struct event_hub;
 struct top_hub;
 struct stats_switch;
@@ -26,7 +26,7 @@ struct daemon {
 	 * counter, the pin_dir, how links are listed (bpf/read/link_list.h);
 	 * passed to every bpf/ call that needs it */
 	struct owned *owned;
-	struct attached_set *attached; /* bare perf events (attached/) */
+	struct bare_perf_set *attached; /* bare perf events (attached/) */
 	char *pin_dir;		       /* -o pin_dir=, or NULL */
 	bool latency_pairs;	       /* -o latency_pairs */
 	/* the events streams (fs/events.c), or NULL */

@@ -358,20 +358,20 @@ static int daemon_setup(struct daemon *d)
 			strerror(-err));
 	if (err)
 		return err;
-	can_create_detect(); /* loads: at start, not in a reader's open */
+	kernel_offers_detect(); /* loads: at start, not in a reader's open */
 	prime_pin_walk();
 	/* without it, listings enumerate with one syscall per link; the
 	 * variable forces that walk (tests compare the two) */
 	err = getenv("BPFLINKFS_NO_LINK_ITER")
 		      ? -EOPNOTSUPP
-		      : links_use_iterator(owned_link_list(d->owned));
+		      : link_list_use_iterator(owned_link_list(d->owned));
 	if (err)
 		fprintf(stderr,
 			"bpflinkfs: no BPF link iterator (%s): listing "
 			"link by link\n",
 			strerror(-err));
 	owned_adopt(d->owned); /* with pin_dir: its pinned links */
-	err = attached_open(&d->attached, d->owned);
+	err = bare_perf_open(&d->attached, d->owned);
 	if (err)
 		fprintf(stderr, "bpflinkfs: attached/ unavailable: %s\n",
 			strerror(-err));
@@ -485,7 +485,7 @@ static void daemon_free(struct daemon *d)
 	event_hub_free(d->events);
 	top_hub_free(d->top);
 	stats_switch_close(d->stats);
-	attached_close(d->attached);
+	bare_perf_close(d->attached);
 	owned_close(d->owned);
 	handoff_free(&d->handoff);
 	handle_table_free(&d->handles);

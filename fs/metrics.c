@@ -19,7 +19,6 @@
 #include "perf_names.h"
 #include "prog_names.h"
 #include "prog_stats.h"
-#include "link_ids.h"
 #include "link_progs.h"
 #include "render_multi.h"
 #include "sbuf.h"
@@ -586,8 +585,9 @@ static void prog_samples(struct metrics *m, struct owned *reg,
 	struct prog_stats st;
 	bool on = stats_collecting(sw);
 	/* as the tables: only beside the link iterator */
-	int nlp = link_ids_own() ? link_progs_read(owned_link_progs(reg), &lp)
-				 : -EOPNOTSUPP;
+	int nlp = link_list_iterating(owned_link_list(reg))
+			  ? link_progs_read(owned_link_progs(reg), &lp)
+			  : -EOPNOTSUPP;
 	size_t i;
 
 	if (nlp > 0)
@@ -618,10 +618,10 @@ static void prog_samples(struct metrics *m, struct owned *reg,
  * without a link), named as its files are (attached_fs.c) Return: 0, or -errno
  * (a daemon without attached/ has none to add).
  */
-static int attached_samples(struct metrics *m, struct attached_set *as)
+static int attached_samples(struct metrics *m, struct bare_perf_set *as)
 {
-	struct attached_probe *p = NULL;
-	int n = as ? attached_read_all(as, &p) : 0, i;
+	struct bare_perf_event *p = NULL;
+	int n = as ? bare_perf_read_all(as, &p) : 0, i;
 	char name[PROG_NAME_MAX];
 
 	for (i = 0; i < n; i++) {
@@ -683,7 +683,7 @@ static void metrics_free(struct metrics *m)
 	free(m->buf);
 }
 
-char *render_metrics(struct owned *reg, struct attached_set *attached,
+char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 		     struct stats_switch *sw, size_t *len)
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX};

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-struct attached_set;
+struct bare_perf_set;
 struct owned;
 struct stats_switch;
 
@@ -22,7 +22,7 @@ struct stats_switch;
  * Return: malloc'd text (caller frees), or NULL with errno (ENOMEM, or
  * the errno of the link enumeration).
  */
-char *render_metrics(struct owned *reg, struct attached_set *attached,
+char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 		     struct stats_switch *sw, size_t *len);
 
 #endif

@@ -38,9 +38,9 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 	int err;
 
 	/* the daemon's own iterator links stay hidden */
-	if (owned_is_dying(reg, id) || links_hidden(owned_link_list(reg), id))
+	if (owned_is_dying(reg, id) || link_list_hidden(owned_link_list(reg), id))
 		return -ENOENT;
-	err = linkcache_get(id, &v->f, verify);
+	err = fixed_fields_get(id, &v->f, verify);
 	if (err)
 		return err;
 	v->pins = NULL;
@@ -232,7 +232,7 @@ static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
 	char name[PROG_NAME_MAX];
 	int err =
-		linkcache_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
+		fixed_fields_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
 
 	return err ? err : fmt_line(buf, len, name);
 }

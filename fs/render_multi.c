@@ -152,7 +152,7 @@ static uint64_t *read_hits(const struct link_view *v)
  * *@text (the caller frees both); NULL entries where none.
  */
 static char **target_symbols(const struct link_view *v,
-			     const struct multi_info *mi, char **text)
+			     const struct multi_link_targets *mi, char **text)
 {
 	uint64_t *offs = calloc(mi->count ? mi->count : 1, sizeof(*offs));
 	char **names = calloc(mi->count ? mi->count : 1, sizeof(*names));
@@ -170,7 +170,7 @@ static char **target_symbols(const struct link_view *v,
 }
 
 static void uprobe_lines(struct lines *o, const struct link_view *v,
-			 const struct multi_info *mi)
+			 const struct multi_link_targets *mi)
 {
 	uint64_t *hits = read_hits(v);
 	char *text;
@@ -198,7 +198,7 @@ static void uprobe_lines(struct lines *o, const struct link_view *v,
 
 /* FUNC from the address the daemon sees; ADDR per the reader's rule. */
 static void kprobe_lines(struct lines *o, const struct link_view *v,
-			 const struct multi_info *mi)
+			 const struct multi_link_targets *mi)
 {
 	struct ksyms *ks = ksyms_load();
 	bool sees = v->reader && v->reader->sees_addrs;
@@ -237,8 +237,8 @@ static void kprobe_lines(struct lines *o, const struct link_view *v,
 int render_funcs(const struct link_view *v, char *buf, size_t len)
 {
 	struct lines o = {.buf = buf, .len = len};
-	struct multi_info mi;
-	int err = multi_info_read(v->f.id, &mi);
+	struct multi_link_targets mi;
+	int err = multi_targets_read(v->f.id, &mi);
 
 	if (err)
 		return err == -EINVAL ? -ENODATA : err;
@@ -246,14 +246,14 @@ int render_funcs(const struct link_view *v, char *buf, size_t len)
 		uprobe_lines(&o, v, &mi);
 	else
 		kprobe_lines(&o, v, &mi);
-	multi_info_free(&mi);
+	multi_targets_free(&mi);
 	if (len)
 		buf[o.n < len ? o.n : len - 1] = '\0';
 	return o.n > INT_MAX ? -EFBIG : (int)o.n;
 }
 
 /* The name of target @i, "-" when unknown; @ks for kprobe_multi. */
-static char *target_name(const struct link_view *v, const struct multi_info *mi,
+static char *target_name(const struct link_view *v, const struct multi_link_targets *mi,
 			 bool same, struct ksyms *ks, __u32 i)
 {
 	char name[PROBE_GLOB_NAME_MAX + 32];
@@ -268,11 +268,11 @@ static char *target_name(const struct link_view *v, const struct multi_info *mi,
 
 int multi_target_names(const struct link_view *v, char ***names)
 {
-	struct multi_info *mi = calloc(1, sizeof(*mi));
+	struct multi_link_targets *mi = calloc(1, sizeof(*mi));
 	unsigned int n = v->own.nslots;
 	char **out = calloc(n ? n : 1, sizeof(*out));
 	struct ksyms *ks = NULL;
-	int err = mi && out ? multi_info_read(v->f.id, mi) : -ENOMEM;
+	int err = mi && out ? multi_targets_read(v->f.id, mi) : -ENOMEM;
 	bool same = false;
 	__u32 i;
 
@@ -292,7 +292,7 @@ int multi_target_names(const struct link_view *v, char ***names)
 			err = -ENOMEM;
 	ksyms_free(ks);
 	if (mi)
-		multi_info_free(mi);
+		multi_targets_free(mi);
 	free(mi);
 	if (err) {
 		for (i = 0; out && i < n; i++)

@@ -18,7 +18,6 @@
 #include "tables.h"
 #include "fmt.h"
 #include "link_list.h"
-#include "link_ids.h"
 #include "link_progs.h"
 #include "prog_stats.h"
 #include "sbuf.h"
@@ -293,7 +292,7 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		n = listed_link_ids(reg, &ids);
 	/* with the link iterator only: without it (BPFLINKFS_NO_LINK_ITER,
 	 * or a kernel without one) each program is asked on its own */
-	if (n > 0 && lists && link_ids_own())
+	if (n > 0 && lists && link_list_iterating(owned_link_list(reg)))
 		np = link_progs_read(owned_link_progs(reg), &progs);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
@@ -356,7 +355,7 @@ char *render_links_json(struct owned *reg, const struct reader *r, size_t *len)
 /* 1 or 0: what this kernel and host let a mount create and show */
 static void features_can_create(struct sbuf *s)
 {
-	const struct can_create *can = can_create();
+	const struct kernel_offers *can = kernel_offers();
 	const struct link_features *lf = link_features();
 
 	sbuf_printf(s, "kprobe_multi %d\n",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The built-in counter program: hits per link, keyed by the link's cookie. */
-#ifndef BPFLINKFS_COUNTER_H
-#define BPFLINKFS_COUNTER_H
+#ifndef BPFLINKFS_COUNTER_LOAD_H
+#define BPFLINKFS_COUNTER_LOAD_H
 
 #include <stdbool.h>
 #include <stdint.h>

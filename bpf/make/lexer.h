@@ -4,8 +4,8 @@
  * a lexer over one line, its error with a column, and the pieces a probe
  * spec is made of (numbers, names, paths, words).
  */
-#ifndef BPFLINKFS_PARSE_LEX_H
-#define BPFLINKFS_PARSE_LEX_H
+#ifndef BPFLINKFS_LEXER_H
+#define BPFLINKFS_LEXER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -44,7 +44,7 @@ static bool names_a_symbol(const struct probe_spec *p, pid_t pid,
  */
 static int one_target_create(struct owned *o, const struct probe_spec *p,
 			     const char *line, size_t len, pid_t pid,
-			     struct id_list *made, struct path_memo *memo,
+			     struct request_ids *made, struct path_memo *memo,
 			     struct bl_error *e)
 {
 	if (p->kind == PROBE_UPROBE && p->opts & OPT_LATENCY &&
@@ -56,7 +56,7 @@ static int one_target_create(struct owned *o, const struct probe_spec *p,
 
 static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 				  const char *line, size_t len, pid_t pid,
-				  struct id_list *made, struct path_memo *memo,
+				  struct request_ids *made, struct path_memo *memo,
 				  struct bl_error *e)
 {
 	struct probe_spec *one;
@@ -84,7 +84,7 @@ static int uprobe_name_or_pattern(struct owned *o, const struct probe_spec *p,
 }
 
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
-		 size_t len, pid_t pid, struct id_list *made,
+		 size_t len, pid_t pid, struct request_ids *made,
 		 struct path_memo *memo, struct bl_error *e)
 {
 	if (p->opts & OPT_SIGHT) {

@@ -9,8 +9,8 @@
  * other to single_probe.c. All call down only (multi_probe.c and
  * tracing_glob.c fall back to single_probe.c one match at a time).
  */
-#ifndef BPFLINKFS_PROBE_H
-#define BPFLINKFS_PROBE_H
+#ifndef BPFLINKFS_MAKE_LINKS_H
+#define BPFLINKFS_MAKE_LINKS_H
 
 #include "single_probe.h"
 
@@ -27,7 +27,7 @@
  * Return: 0, or -errno (bpflinkfs(8), ERRORS).
  */
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
-		 size_t len, pid_t pid, struct id_list *made,
+		 size_t len, pid_t pid, struct request_ids *made,
 		 struct path_memo *memo, struct bl_error *e);
 
 #endif

@@ -544,11 +544,11 @@ static int multi_pair_make(struct owned *o, const struct probe_spec *p,
 /* A uprobe target of @t as a single one, on the file @t holds. */
 static int per_match_uprobe(struct owned *o, const struct probe_spec *p,
 			    const struct multi_targets *t, size_t i,
-			    const char *spec, struct id_list *made,
+			    const char *spec, struct request_ids *made,
 			    struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
-	int err = ut ? id_list_reserve(made, 1) : -ENOMEM;
+	int err = ut ? request_ids_reserve(made, 1) : -ENOMEM;
 
 	if (!err) {
 		snprintf(ut->path, sizeof(ut->path), "%s", t->path);
@@ -568,7 +568,7 @@ static int per_match_uprobe(struct owned *o, const struct probe_spec *p,
 /* The kernel has no multi link of that kind: one perf link per match. */
 static int per_match(struct owned *o, const struct probe_spec *p,
 		     const struct multi_targets *t, const char *line,
-		     size_t len, pid_t pid, struct id_list *made,
+		     size_t len, pid_t pid, struct request_ids *made,
 		     struct path_memo *memo, struct bl_error *e)
 {
 	struct probe_spec *one = malloc(sizeof(*one));
@@ -599,7 +599,7 @@ static int per_match(struct owned *o, const struct probe_spec *p,
  */
 static int multi_make(struct owned *o, const struct probe_spec *p,
 		      const struct multi_targets *t, const char *line,
-		      size_t len, struct id_list *made, struct bl_error *e)
+		      size_t len, struct request_ids *made, struct bl_error *e)
 {
 	int err = 0, slot = -1, lfd = -1;
 
@@ -612,7 +612,7 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 		}
 	}
 	if (!err)
-		err = id_list_reserve(made, 1);
+		err = request_ids_reserve(made, 1);
 	if (!err && is_uprobe(p) && sight_use_pair(p, owned_latency_pairs(o))) {
 		err = multi_pair_make(o, p, t, slot, line, len, e,
 				      &made->ids[made->len]);
@@ -639,7 +639,7 @@ static int multi_make(struct owned *o, const struct probe_spec *p,
 
 int multi_probe_create(struct owned *o, const struct probe_spec *p,
 		       const char *line, size_t len, pid_t pid,
-		       struct id_list *made, struct path_memo *memo,
+		       struct request_ids *made, struct path_memo *memo,
 		       struct bl_error *e)
 {
 	struct multi_targets *t = calloc(1, sizeof(*t));
@@ -672,7 +672,7 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		      const struct uprobe_target *ut,
 		      const struct usdt_location *locs, size_t n,
-		      const char *line, size_t len, struct id_list *made,
+		      const char *line, size_t len, struct request_ids *made,
 		      struct bl_error *e)
 {
 	struct multi_targets *t = calloc(1, sizeof(*t));
@@ -707,7 +707,7 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 
 int session_probe_create(struct owned *o, const struct probe_spec *p,
 			 const char *line, size_t len, pid_t pid,
-			 struct id_list *made, struct path_memo *memo,
+			 struct request_ids *made, struct path_memo *memo,
 			 struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Wildcard probe lines: one multi link for all matches (multi_probe.c). */
-#ifndef BPFLINKFS_MULTI_CREATE_H
-#define BPFLINKFS_MULTI_CREATE_H
+#ifndef BPFLINKFS_MULTI_PROBE_H
+#define BPFLINKFS_MULTI_PROBE_H
 
 #include "single_probe.h"
 #include "uprobe_usdt.h"
@@ -23,7 +23,7 @@
  */
 int multi_probe_create(struct owned *o, const struct probe_spec *p,
 		       const char *line, size_t len, pid_t pid,
-		       struct id_list *made, struct path_memo *memo,
+		       struct request_ids *made, struct path_memo *memo,
 		       struct bl_error *e);
 
 /**
@@ -46,7 +46,7 @@ int multi_probe_create(struct owned *o, const struct probe_spec *p,
 int usdt_multi_create(struct owned *o, const struct probe_spec *p,
 		      const struct uprobe_target *ut,
 		      const struct usdt_location *locs, size_t n,
-		      const char *line, size_t len, struct id_list *made,
+		      const char *line, size_t len, struct request_ids *made,
 		      struct bl_error *e);
 
 /**
@@ -58,7 +58,7 @@ int usdt_multi_create(struct owned *o, const struct probe_spec *p,
  */
 int session_probe_create(struct owned *o, const struct probe_spec *p,
 			 const char *line, size_t len, pid_t pid,
-			 struct id_list *made, struct path_memo *memo,
+			 struct request_ids *made, struct path_memo *memo,
 			 struct bl_error *e);
 
 #endif

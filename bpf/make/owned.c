@@ -70,7 +70,7 @@ struct owned {
 	struct counter *counter;    /* the built-in program, its hits map */
 	struct pin_dir *pin;	    /* -o pin_dir, or NULL */
 	struct task_files *tf;	    /* who holds links: owned_task_files() */
-	struct links *kernel_list;  /* enumeration: owned_link_list() */
+	struct link_list *kernel_list;  /* enumeration: owned_link_list() */
 	struct link_progs *lp;	    /* owned_link_progs(), or NULL */
 	struct pin_owner as_owner;  /* this registry as owned_pins.c sees it */
 	pthread_t reapers[REAPER_THREADS];
@@ -104,7 +104,7 @@ struct task_files *owned_task_files(const struct owned *o)
 	return o->tf;
 }
 
-struct links *owned_link_list(const struct owned *o)
+struct link_list *owned_link_list(const struct owned *o)
 {
 	return o->kernel_list;
 }
@@ -125,12 +125,12 @@ static int open_task_files(struct owned *o)
 		return err;
 	/* without it each program is asked on its own: slower, as live */
 	if (link_progs_open(&o->lp) == 0)
-		err = links_hide(link_progs_own(o->lp));
+		err = link_list_hide(o->kernel_list, link_progs_own(o->lp));
 	if (err)
 		return err;
 	n = task_files_own_link_ids(o->tf, own);
 	for (i = 0; !err && i < n; i++)
-		err = links_hide(o->kernel_list, own[i]);
+		err = link_list_hide(o->kernel_list, own[i]);
 	return err;
 }
 
@@ -321,11 +321,11 @@ int listed_link_ids(struct owned *o, __u32 **out)
 	/* removed links first: one whose release ends meanwhile stays out */
 	int nd = owned_dying_ids(o, &dying), n, i, kept = 0;
 
-	n = nd < 0 ? nd : links_now(o->kernel_list, &v);
+	n = nd < 0 ? nd : link_list_now(o->kernel_list, &v);
 	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
 		if (!in_sorted(dying, nd, v[i].id) &&
-		    !links_hidden(o->kernel_list, v[i].id))
+		    !link_list_hidden(o->kernel_list, v[i].id))
 			ids[kept++] = v[i].id;
 	free(dying);
 	free(v);
@@ -409,7 +409,7 @@ static int not_owned(struct owned *o, __u32 id)
 	__u32 type;
 	int err;
 
-	if (owned_is_dying(o, id) || links_hidden(o->kernel_list, id))
+	if (owned_is_dying(o, id) || link_list_hidden(o->kernel_list, id))
 		return -ENOENT;
 	err = link_type_read(id, &type);
 	return err ? err : -EPERM;
@@ -515,7 +515,7 @@ bool owned_is_foreign(struct owned *o, __u32 id)
 	pthread_mutex_unlock(&o->lock);
 	/* the daemon's own iterator links are unknown to everyone */
 	return !found && !owned_is_dying(o, id) &&
-	       !links_hidden(o->kernel_list, id) &&
+	       !link_list_hidden(o->kernel_list, id) &&
 	       link_type_read(id, &type) == 0;
 }
 
@@ -755,7 +755,7 @@ int owned_open(struct owned **out, const char *pin_dir, __u32 slots,
 					 .ids = owned_ids,
 					 .forget = owned_forget,
 					 .add = owned_add_held_by_pin};
-	err = links_open(&o->kernel_list);
+	err = link_list_open(&o->kernel_list);
 	if (!err)
 		err = pin_dir ? pin_dir_open(&o->pin, pin_dir, slots,
 					     &o->counter, e)
@@ -796,7 +796,7 @@ void owned_close(struct owned *o)
 	counter_close(o->counter);
 	task_files_close(o->tf);
 	link_progs_close(o->lp);
-	links_close(o->kernel_list);
+	link_list_close(o->kernel_list);
 	pthread_cond_destroy(&o->reaper_idle);
 	pthread_cond_destroy(&o->reaper_wake);
 	pthread_mutex_destroy(&o->lock);

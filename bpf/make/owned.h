@@ -15,7 +15,7 @@
 #include "parse.h"
 
 struct counter;
-struct links;
+struct link_list;
 struct task_files;
 
 /*
@@ -38,12 +38,12 @@ struct owned;
  * @slots: the counter's size (counter_open()), when made afresh
  * @e: out, with a pin_dir: the message naming the cause on failure
  *
- * The iterators' own links are hidden from every listing (links_hide());
- * listings go link by link until links_use_iterator() on owned_link_list().
+ * The iterators' own links are hidden from every listing (link_list_hide());
+ * listings go link by link until link_list_use_iterator() on owned_link_list().
  *
  * Return: 0 or -errno (from counter_open(), or pin_dir_open(), which
- * fills @e, or -ENOMEM of task_files_open() or links_open(), -ENOSPC of
- * links_hide()); nothing is left open on failure.
+ * fills @e, or -ENOMEM of task_files_open() or link_list_open(), -ENOSPC of
+ * link_list_hide()); nothing is left open on failure.
  */
 int owned_open(struct owned **out, const char *pin_dir, __u32 slots,
 	       struct bl_error *e);
@@ -83,12 +83,12 @@ struct task_files *owned_task_files(const struct owned *o);
  * the links it hides and its link iterator, opened by owned_open(); never
  * NULL
  */
-struct links *owned_link_list(const struct owned *o);
+struct link_list *owned_link_list(const struct owned *o);
 
 /**
  * listed_link_ids() - ids of every link now (any type), ascending, but
  * none of this mount's links being removed and none of the daemon's own
- * iterator links (links_hidden())
+ * iterator links (link_list_hidden())
  * @o: the registry whose removed links are left out
  * @ids: out, malloc'd array (caller frees)
  * Return: the count, or -errno.

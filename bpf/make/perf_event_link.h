@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Perf events for every probe kind, and perf-event links on them. */
-#ifndef BPFLINKFS_ATTACH_H
-#define BPFLINKFS_ATTACH_H
+#ifndef BPFLINKFS_PERF_EVENT_LINK_H
+#define BPFLINKFS_PERF_EVENT_LINK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 
 #include "request_ids.h"
 
-int id_list_reserve(struct id_list *l, size_t more)
+int request_ids_reserve(struct request_ids *l, size_t more)
 {
 	size_t cap;
 	void *p;

@@ -5,21 +5,21 @@
  * links it removes (removed only once every line has succeeded) and the
  * memo of its last uprobe path.
  */
-#ifndef BPFLINKFS_ID_LIST_H
-#define BPFLINKFS_ID_LIST_H
+#ifndef BPFLINKFS_REQUEST_IDS_H
+#define BPFLINKFS_REQUEST_IDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
 /* A growing array of link ids */
-struct id_list {
+struct request_ids {
 	__u32 *ids;
 	size_t len, cap;
 };
 
-/** id_list_reserve() - room for @more ids; 0 or -ENOMEM */
-int id_list_reserve(struct id_list *l, size_t more);
+/** request_ids_reserve() - room for @more ids; 0 or -ENOMEM */
+int request_ids_reserve(struct request_ids *l, size_t more);
 
 /* A set of link ids (never 0), found in constant time */
 struct id_set {

@@ -304,14 +304,14 @@ int perf_probe_link_make(struct owned *o, const struct probe_spec *p,
  * built-in program, which counts into the link's slot (tracing_probe.h).
  */
 static int link_tracing(struct owned *o, const struct probe_spec *p,
-			const char *spec, struct id_list *made,
+			const char *spec, struct request_ids *made,
 			struct bl_error *e)
 {
 	struct counter *c = owned_counter(o);
 	char target[2 * PROBE_NAME_MAX];
 	struct perf_probe pp = {
 		.kind = p->kind, .target = target, .pid = -1, .cpu = -1};
-	int slot, lfd = -1, err = id_list_reserve(made, 1);
+	int slot, lfd = -1, err = request_ids_reserve(made, 1);
 
 	if (!err) /* [MODULE:]FUNC */
 		err = kprobe_target(p, target, sizeof(target), e);
@@ -362,7 +362,7 @@ static int cpus_error(const struct probe_spec *p, const char *line, size_t len,
 
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
-			struct id_list *made, struct path_memo *memo,
+			struct request_ids *made, struct path_memo *memo,
 			struct bl_error *e)
 {
 	struct uprobe_target *ut = NULL;
@@ -400,7 +400,7 @@ int single_probe_create(struct owned *o, const struct probe_spec *p,
 				 cpus[i]);
 		else
 			snprintf(spec, len + 32, "%.*s", (int)len, line);
-		err = id_list_reserve(made, 1);
+		err = request_ids_reserve(made, 1);
 		if (!err)
 			err = perf_probe_link_make(o, p, ut, cpus[i], spec, e,
 						   &made->ids[made->len]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef BPFLINKFS_CREATE_H
-#define BPFLINKFS_CREATE_H
+#ifndef BPFLINKFS_SINGLE_PROBE_H
+#define BPFLINKFS_SINGLE_PROBE_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -35,7 +35,7 @@ struct owned;
  */
 int single_probe_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
-			struct id_list *made, struct path_memo *memo,
+			struct request_ids *made, struct path_memo *memo,
 			struct bl_error *e);
 
 struct uprobe_target;

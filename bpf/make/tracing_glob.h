@@ -31,7 +31,7 @@
  */
 int tracing_glob_create(struct owned *o, const struct probe_spec *p,
 			const char *line, size_t len, pid_t pid,
-			struct id_list *made, struct path_memo *memo,
+			struct request_ids *made, struct path_memo *memo,
 			struct bl_error *e);
 
 #endif

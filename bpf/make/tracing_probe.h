@@ -4,8 +4,8 @@
  * counter: the target found in kernel BTF, a program instance loaded per
  * link with its counter slot (progs/counter_tracing.bpf.c), the link.
  */
-#ifndef BPFLINKFS_TRACING_H
-#define BPFLINKFS_TRACING_H
+#ifndef BPFLINKFS_TRACING_PROBE_H
+#define BPFLINKFS_TRACING_PROBE_H
 
 #include <stdbool.h>
 #include <stdint.h>

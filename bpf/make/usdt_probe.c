@@ -26,7 +26,7 @@
  * made stay in @made for the caller to remove (the line is all-or-nothing).
  */
 static int usdt_create(struct owned *o, const struct probe_spec *p,
-		       const char *spec, pid_t pid, struct id_list *made,
+		       const char *spec, pid_t pid, struct request_ids *made,
 		       struct path_memo *memo, struct bl_error *e)
 {
 	struct uprobe_target *ut = calloc(1, sizeof(*ut));
@@ -47,7 +47,7 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 	for (i = 0; !err && i < n; i++) {
 		ut->offset = locs[i].offset;
 		ut->ref_ctr_offset = locs[i].ref_ctr_offset;
-		err = id_list_reserve(made, 1);
+		err = request_ids_reserve(made, 1);
 		if (!err)
 			err = perf_probe_link_make(o, p, ut, -1, spec, e,
 						   &made->ids[made->len]);
@@ -63,7 +63,7 @@ static int usdt_create(struct owned *o, const struct probe_spec *p,
 
 int usdt_probe_create(struct owned *o, const struct probe_spec *p,
 		      const char *line, size_t len, pid_t pid,
-		      struct id_list *made, struct path_memo *memo,
+		      struct request_ids *made, struct path_memo *memo,
 		      struct bl_error *e)
 {
 	char *spec = strndup(line, len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* usdt lines (usdt_probe.c). */
-#ifndef BPFLINKFS_USDT_CREATE_H
-#define BPFLINKFS_USDT_CREATE_H
+#ifndef BPFLINKFS_USDT_PROBE_H
+#define BPFLINKFS_USDT_PROBE_H
 
 #include "single_probe.h"
 
@@ -20,7 +20,7 @@
  */
 int usdt_probe_create(struct owned *o, const struct probe_spec *p,
 		      const char *line, size_t len, pid_t pid,
-		      struct id_list *made, struct path_memo *memo,
+		      struct request_ids *made, struct path_memo *memo,
 		      struct bl_error *e);
 
 #endif

@@ -7,8 +7,8 @@
  * answers while the mounts and every directory it read are unchanged
  * (checked at each call), so every answer is as of the call.
  */
-#ifndef BPFLINKFS_PINS_WALK_H
-#define BPFLINKFS_PINS_WALK_H
+#ifndef BPFLINKFS_HOST_PINS_H
+#define BPFLINKFS_HOST_PINS_H
 
 #include <stddef.h>
 #include <linux/types.h>

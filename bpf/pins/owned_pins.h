@@ -8,8 +8,8 @@
  * DIR/meta      a hash map: link id -> struct pin_meta (slot, spec ...)
  * DIR/link_ID   each owned link
  */
-#ifndef BPFLINKFS_PIN_H
-#define BPFLINKFS_PIN_H
+#ifndef BPFLINKFS_OWNED_PINS_H
+#define BPFLINKFS_OWNED_PINS_H
 
 #include <stdbool.h>
 #include <stddef.h>

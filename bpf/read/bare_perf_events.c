@@ -31,10 +31,10 @@
 struct cached {
 	__u32 pid, fd, prog_id;
 	__u64 key;
-	struct attached_probe p;
+	struct bare_perf_event p;
 };
 
-struct attached_set {
+struct bare_perf_set {
 	pthread_mutex_t lock; /* guards the cache: FUSE is multi-threaded */
 	struct cached *cache; /* by (pid, fd) */
 	size_t ncache;
@@ -43,9 +43,9 @@ struct attached_set {
 	struct owned *reg;
 };
 
-int attached_open(struct attached_set **out, struct owned *reg)
+int bare_perf_open(struct bare_perf_set **out, struct owned *reg)
 {
-	struct attached_set *s = calloc(1, sizeof(*s));
+	struct bare_perf_set *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
@@ -55,7 +55,7 @@ int attached_open(struct attached_set **out, struct owned *reg)
 	return 0;
 }
 
-void attached_close(struct attached_set *s)
+void bare_perf_close(struct bare_perf_set *s)
 {
 	if (!s)
 		return;
@@ -138,7 +138,7 @@ static int link_progs(struct owned *reg, struct u64_set *out)
 	if (n >= 0 && !out->v)
 		n = -ENOMEM;
 	for (i = 0, out->n = 0; i < n; i++)
-		if (!linkcache_get(ids[i], f, false) &&
+		if (!fixed_fields_get(ids[i], f, false) &&
 		    f->link_type == LINK_TYPE_PERF_EVENT)
 			out->v[out->n++] = f->prog_id;
 	free(ids);
@@ -153,7 +153,7 @@ static int link_progs(struct owned *reg, struct u64_set *out)
  * Keep in @v the bare perf events only, the first holder of each.
  * Return: the count kept, or -ENOMEM.
  */
-static int keep_bare(struct attached_set *s, struct task_file *v, int n,
+static int keep_bare(struct bare_perf_set *s, struct task_file *v, int n,
 		     bool keyed)
 {
 	struct u64_set held = {0}, seen = {0};
@@ -181,7 +181,7 @@ static int keep_bare(struct attached_set *s, struct task_file *v, int n,
 }
 
 /* The bare perf event records now, by (pid, fd) */
-static int bare_records(struct attached_set *s, struct task_file **out)
+static int bare_records(struct bare_perf_set *s, struct task_file **out)
 {
 	struct task_files *tf = owned_task_files(s->reg);
 	struct task_file *v = NULL;
@@ -198,10 +198,10 @@ static int bare_records(struct attached_set *s, struct task_file **out)
 	return n;
 }
 
-int attached_ids(struct attached_set *s, struct attached_id **out)
+int bare_perf_ids(struct bare_perf_set *s, struct bare_perf_id **out)
 {
 	struct task_file *v = NULL;
-	struct attached_id *ids;
+	struct bare_perf_id *ids;
 	int n = bare_records(s, &v), i;
 
 	if (n < 0)
@@ -248,7 +248,7 @@ static int holders_of(const struct task_file *v, int n,
 	return k;
 }
 
-int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
+int bare_perf_holders(struct bare_perf_set *s, __u32 pid, __u32 fd,
 		     struct link_holder **out)
 {
 	struct task_files *tf = owned_task_files(s->reg);
@@ -293,7 +293,7 @@ static enum perf_link_kind fd_type_kind(__u32 fd_type)
 }
 
 /* Describe record @r into @p. Return: 0, -ENOENT (gone), -errno. */
-static int describe(const struct task_file *r, struct attached_probe *p)
+static int describe(const struct task_file *r, struct bare_perf_event *p)
 {
 	__u32 len = sizeof(p->f.name), prog_id = 0, fd_type = 0;
 	__u64 offset = 0, addr = 0;
@@ -341,7 +341,7 @@ static int cmp_cached(const void *a, const void *b)
 }
 
 /* The kept description of record @r, if it is that very perf event */
-static const struct attached_probe *cache_find(const struct attached_set *s,
+static const struct bare_perf_event *cache_find(const struct bare_perf_set *s,
 					       const struct task_file *r)
 {
 	struct cached want = {.pid = r->pid, .fd = r->fd};
@@ -358,10 +358,10 @@ static const struct attached_probe *cache_find(const struct attached_set *s,
  * member, PATH_MAX long, and mostly empty; copying it whole costs a page
  * touched per entry on every render.
  */
-static void probe_copy(struct attached_probe *dst,
-		       const struct attached_probe *src)
+static void probe_copy(struct bare_perf_event *dst,
+		       const struct bare_perf_event *src)
 {
-	size_t head = offsetof(struct attached_probe, f) +
+	size_t head = offsetof(struct bare_perf_event, f) +
 		      offsetof(struct link_fields, name);
 
 	memcpy(dst, src,
@@ -373,10 +373,10 @@ static void probe_copy(struct attached_probe *dst,
  * Describe @r into @p, from the cache where it holds that perf event.
  * Return: 1 from the cache, 0 described now, -errno.
  */
-static int describe_cached(struct attached_set *s, const struct task_file *r,
-			   struct attached_probe *p)
+static int describe_cached(struct bare_perf_set *s, const struct task_file *r,
+			   struct bare_perf_event *p)
 {
-	const struct attached_probe *c;
+	const struct bare_perf_event *c;
 
 	pthread_mutex_lock(&s->lock);
 	c = cache_find(s, r);
@@ -386,8 +386,8 @@ static int describe_cached(struct attached_set *s, const struct task_file *r,
 	return c ? 1 : describe(r, p);
 }
 
-int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
-		 struct attached_probe *p)
+int bare_perf_get(struct bare_perf_set *s, __u32 pid, __u32 fd,
+		 struct bare_perf_event *p)
 {
 	struct task_file *v = NULL;
 	int n = bare_records(s, &v), i, err = -ENOENT;
@@ -403,8 +403,8 @@ int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
 }
 
 /* Replace the cache with @p (@n entries, by pid and fd) of records @v */
-static void cache_replace(struct attached_set *s, const struct task_file *v,
-			  const struct attached_probe *p, int n)
+static void cache_replace(struct bare_perf_set *s, const struct task_file *v,
+			  const struct bare_perf_event *p, int n)
 {
 	struct cached *c = malloc((n ? n : 1) * sizeof(*c));
 	int i, kept = 0;
@@ -429,7 +429,7 @@ static void cache_replace(struct attached_set *s, const struct task_file *v,
  * Whether the cache is exactly the @kept perf events just described, all
  * @cached of them from it: then it stands as it is.
  */
-static bool cache_holds_all(struct attached_set *s, int cached, int kept)
+static bool cache_holds_all(struct bare_perf_set *s, int cached, int kept)
 {
 	bool same;
 
@@ -439,9 +439,9 @@ static bool cache_holds_all(struct attached_set *s, int cached, int kept)
 	return same;
 }
 
-int attached_read_all(struct attached_set *s, struct attached_probe **out)
+int bare_perf_read_all(struct bare_perf_set *s, struct bare_perf_event **out)
 {
-	struct attached_probe *p = NULL;
+	struct bare_perf_event *p = NULL;
 	struct task_file *v = NULL;
 	int n = bare_records(s, &v), i, kept = 0, cached = 0, err = 0;
 

@@ -6,8 +6,8 @@
  * link). Found with the task-file iterator (task_files.h), described with
  * BPF_TASK_FD_QUERY, as bpftool perf show does.
  */
-#ifndef BPFLINKFS_ATTACHED_H
-#define BPFLINKFS_ATTACHED_H
+#ifndef BPFLINKFS_BARE_PERF_EVENTS_H
+#define BPFLINKFS_BARE_PERF_EVENTS_H
 
 #include <linux/types.h>
 
@@ -15,7 +15,7 @@
 #include "task_files.h" /* struct link_holder */
 
 /* One perf event fd with a program and no link, the first holder's */
-struct attached_probe {
+struct bare_perf_event {
 	__u32 pid; /* thread-group id of the holder */
 	__u32 fd;
 	char comm[16]; /* NUL-terminated */
@@ -32,29 +32,29 @@ struct attached_probe {
 };
 
 /* Light form, for listings: no BPF_TASK_FD_QUERY asked */
-struct attached_id {
+struct bare_perf_id {
 	__u32 pid;
 	__u32 fd;
 };
 
-struct attached_set; /* a cache over the task-file source; opaque */
+struct bare_perf_set; /* a cache over the task-file source; opaque */
 struct owned;
 
 /**
- * attached_open() - the set of bare perf events, read with @reg's
+ * bare_perf_open() - the set of bare perf events, read with @reg's
  * task-file iterator (owned_task_files())
  * @out: the new set
  * @reg: the registry (owned.h): its links being removed are not listed
  *       among the links whose perf events are not bare
  * Return: 0, or -ENOMEM.
  */
-int attached_open(struct attached_set **out, struct owned *reg);
+int bare_perf_open(struct bare_perf_set **out, struct owned *reg);
 
-/** attached_close() - free the set (not @reg's iterator); NULL is allowed */
-void attached_close(struct attached_set *s);
+/** bare_perf_close() - free the set (not @reg's iterator); NULL is allowed */
+void bare_perf_close(struct bare_perf_set *s);
 
 /**
- * attached_ids() - every bare perf event now, as (pid, fd) by pid and fd
+ * bare_perf_ids() - every bare perf event now, as (pid, fd) by pid and fd
  * @s: the set
  * @out: malloc'd array (caller frees)
  *
@@ -68,10 +68,10 @@ void attached_close(struct attached_set *s);
  *
  * Return: the count, or -errno of task_files_read().
  */
-int attached_ids(struct attached_set *s, struct attached_id **out);
+int bare_perf_ids(struct bare_perf_set *s, struct bare_perf_id **out);
 
 /**
- * attached_get() - one bare perf event now, described
+ * bare_perf_get() - one bare perf event now, described
  * @s: the set
  * @pid, @fd: which
  * @p: out
@@ -79,11 +79,11 @@ int attached_ids(struct attached_set *s, struct attached_id **out);
  * Return: 0, -ENOENT (the fd is closed, is no longer a bare perf event
  * with a program, or is not the first holder's), -ENOMEM, -errno.
  */
-int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
-		 struct attached_probe *p);
+int bare_perf_get(struct bare_perf_set *s, __u32 pid, __u32 fd,
+		 struct bare_perf_event *p);
 
 /**
- * attached_holders() - every process holding the perf event of entry
+ * bare_perf_holders() - every process holding the perf event of entry
  * (@pid, @fd) now, each once, by pid (link_id 0)
  * @s: the set
  * @out: malloc'd (caller frees)
@@ -94,11 +94,11 @@ int attached_get(struct attached_set *s, __u32 pid, __u32 fd,
  *
  * Return: the count, -ENOENT (no such entry now), -ENOMEM, -errno.
  */
-int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
+int bare_perf_holders(struct bare_perf_set *s, __u32 pid, __u32 fd,
 		     struct link_holder **out);
 
 /**
- * attached_read_all() - every bare perf event now, described
+ * bare_perf_read_all() - every bare perf event now, described
  * @s: the set
  * @out: malloc'd array by pid and fd (caller frees); entries closed
  *       between the walk and their query are left out
@@ -108,6 +108,6 @@ int attached_holders(struct attached_set *s, __u32 pid, __u32 fd,
  *
  * Return: the count, or -errno.
  */
-int attached_read_all(struct attached_set *s, struct attached_probe **out);
+int bare_perf_read_all(struct bare_perf_set *s, struct bare_perf_event **out);
 
 #endif

@@ -177,13 +177,13 @@ static int fetch(__u32 id, struct link_fields *f)
 	return err;
 }
 
-int linkcache_get(__u32 id, struct link_fields *f, bool verify)
+int fixed_fields_get(__u32 id, struct link_fields *f, bool verify)
 {
 	struct cached_link *c;
 	bool hit = false;
 
 	if (verify && !id_exists(id)) {
-		linkcache_forget(id);
+		fixed_fields_forget(id);
 		return -ENOENT;
 	}
 	pthread_rwlock_rdlock(&lock);
@@ -198,7 +198,7 @@ int linkcache_get(__u32 id, struct link_fields *f, bool verify)
 	return fetch(id, f);
 }
 
-int linkcache_link_type(__u32 id, __u32 *link_type)
+int fixed_fields_link_type(__u32 id, __u32 *link_type)
 {
 	struct cached_link *c;
 	int err = -ENOENT;
@@ -223,7 +223,7 @@ int linkcache_link_type(__u32 id, __u32 *link_type)
 	return err;
 }
 
-int linkcache_types(struct link_id_type *v, size_t n)
+int fixed_fields_types(struct link_id_type *v, size_t n)
 {
 	size_t i, kept = 0;
 	struct cached_link *c;
@@ -237,12 +237,12 @@ int linkcache_types(struct link_id_type *v, size_t n)
 	pthread_rwlock_unlock(&lock);
 	for (i = 0; i < n; i++)
 		if (v[i].type != LINK_TYPE_UNSPEC ||
-		    linkcache_link_type(v[i].id, &v[i].type) == 0)
+		    fixed_fields_link_type(v[i].id, &v[i].type) == 0)
 			v[kept++] = v[i];
 	return (int)kept;
 }
 
-int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)
+int fixed_fields_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)
 {
 	struct cached_link *c;
 	int err = -ENOENT;
@@ -285,7 +285,7 @@ static bool listed(const struct link_id_type *v, size_t n, __u32 id)
 	return lo < n && v[lo].id == id;
 }
 
-void linkcache_prune(const struct link_id_type *v, size_t n)
+void fixed_fields_prune(const struct link_id_type *v, size_t n)
 {
 	size_t i, hits = 0;
 	bool stale;
@@ -321,7 +321,7 @@ void linkcache_prune(const struct link_id_type *v, size_t n)
 	pthread_rwlock_unlock(&lock);
 }
 
-void linkcache_forget(__u32 id)
+void fixed_fields_forget(__u32 id)
 {
 	struct cached_link **pp, *c;
 

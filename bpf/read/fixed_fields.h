@@ -4,8 +4,8 @@
  * link info but kprobe `missed`, and the program's name), kept by id and
  * checked against the kernel's id enumeration. Counters are never cached.
  */
-#ifndef BPFLINKFS_LINKCACHE_H
-#define BPFLINKFS_LINKCACHE_H
+#ifndef BPFLINKFS_FIXED_FIELDS_H
+#define BPFLINKFS_FIXED_FIELDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 #include "link_info.h"
 
 /**
- * linkcache_get() - a link's fields, from the cache or the kernel
+ * fixed_fields_get() - a link's fields, from the cache or the kernel
  * @id: kernel link id
  * @f: out, for every link type (counters such as missed may be stale:
  *     read them live)
@@ -22,38 +22,38 @@
  *          (false right after an enumeration that listed it)
  * Return: 0, -ENOENT (gone), or -errno from bpf(2).
  */
-int linkcache_get(__u32 id, struct link_fields *f, bool verify);
+int fixed_fields_get(__u32 id, struct link_fields *f, bool verify);
 
 /**
- * linkcache_prog_name() - the name of the link's program, whole
+ * fixed_fields_prog_name() - the name of the link's program, whole
  * (prog_name_read())
  * Return: 0, or -ENOENT / -errno.
  */
-int linkcache_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
+int fixed_fields_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len);
 
 /**
- * linkcache_link_type() - BPF_LINK_TYPE_* of an id just enumerated
+ * fixed_fields_link_type() - BPF_LINK_TYPE_* of an id just enumerated
  * Return: 0, -ENOENT, or -errno.
  */
-int linkcache_link_type(__u32 id, __u32 *link_type);
+int fixed_fields_link_type(__u32 id, __u32 *link_type);
 
 /**
- * linkcache_types() - the link type of each enumerated id, in place
+ * fixed_fields_types() - the link type of each enumerated id, in place
  * @v: ids just enumerated, ascending; their types are set, and ids gone
  *     meanwhile are dropped (the array is compacted)
  * @n: their count
  * Return: how many are left. Cached types are read under one lock.
  */
-int linkcache_types(struct link_id_type *v, size_t n);
+int fixed_fields_types(struct link_id_type *v, size_t n);
 
 /**
- * linkcache_prune() - forget every id not in @v
+ * fixed_fields_prune() - forget every id not in @v
  * @v: every link the kernel listed just now, ascending by id
  * @n: their count
  */
-void linkcache_prune(const struct link_id_type *v, size_t n);
+void fixed_fields_prune(const struct link_id_type *v, size_t n);
 
-/** linkcache_forget() - forget one id (the kernel says it is gone) */
-void linkcache_forget(__u32 id);
+/** fixed_fields_forget() - forget one id (the kernel says it is gone) */
+void fixed_fields_forget(__u32 id);
 
 #endif

@@ -22,10 +22,10 @@
 /*
  * Process-wide on purpose: what the running kernel lets a program create
  * is the same for every mount this process serves, and probing it loads
- * programs, so it is asked once (pthread_once, can_create_detect() at
+ * programs, so it is asked once (pthread_once, kernel_offers_detect() at
  * start) and read-only afterwards, as libbpf probes kernel features once.
  */
-static struct can_create found;
+static struct kernel_offers found;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* r0 = 0; exit */
@@ -135,12 +135,12 @@ static void detect(void)
 			    F_OK) == 0;
 }
 
-void can_create_detect(void)
+void kernel_offers_detect(void)
 {
 	pthread_once(&once, detect);
 }
 
-const struct can_create *can_create(void)
+const struct kernel_offers *kernel_offers(void)
 {
 	pthread_once(&once, detect);
 	return &found;

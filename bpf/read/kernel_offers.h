@@ -6,12 +6,12 @@
  * for the multi links a link create that fails cleanly or a real one that
  * is closed at once (libbpf's feature probes do the same).
  */
-#ifndef BPFLINKFS_CAN_CREATE_H
-#define BPFLINKFS_CAN_CREATE_H
+#ifndef BPFLINKFS_KERNEL_OFFERS_H
+#define BPFLINKFS_KERNEL_OFFERS_H
 
 #include <stdbool.h>
 
-struct can_create {
+struct kernel_offers {
 	bool fentry;	   /* a BPF_TRACE_FENTRY program loads */
 	bool raw_tp;	   /* a raw tracepoint program loads */
 	bool kprobe_multi; /* a kprobe_multi link attaches (CONFIG_FPROBE) */
@@ -20,12 +20,12 @@ struct can_create {
 };
 
 /**
- * can_create_detect() - try each kind once; later calls return at once
+ * kernel_offers_detect() - try each kind once; later calls return at once
  * (pthread_once). Needs CAP_BPF/CAP_SYS_ADMIN like every other load.
  */
-void can_create_detect(void);
+void kernel_offers_detect(void);
 
-/** can_create() - what can_create_detect() found (detects on first use) */
-const struct can_create *can_create(void);
+/** kernel_offers() - what kernel_offers_detect() found (detects on first use) */
+const struct kernel_offers *kernel_offers(void);
 
 #endif

@@ -5,8 +5,8 @@
  * (added in 6.6) and the multi-link parts. tests/kernel/test_abi.c checks
  * these against kernel BTF.
  */
-#ifndef BPFLINKFS_LINKINFO_H
-#define BPFLINKFS_LINKINFO_H
+#ifndef BPFLINKFS_LINK_INFO_H
+#define BPFLINKFS_LINK_INFO_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -17,27 +17,32 @@
 
 /*
  * The ids of the daemon's own iterator links, and the link iterator:
- * filled at start (links_hide(), links_use_iterator()) before any
+ * filled at start (link_list_hide(), link_list_use_iterator()) before any
  * listing, read-only afterwards, by every listing.
  */
-struct links {
+struct link_list {
 	struct link_ids *iter; /* NULL: one BPF_LINK_GET_NEXT_ID per link */
-	__u32 hidden[LINKS_HIDDEN_MAX];
+	__u32 hidden[LINK_LIST_HIDDEN_MAX];
 	unsigned int nhidden;
 };
 
-int links_open(struct links **out)
+int link_list_open(struct link_list **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
 }
 
-int links_use_iterator(struct links *l)
+bool link_list_iterating(const struct link_list *l)
+{
+	return l->iter != NULL;
+}
+
+int link_list_use_iterator(struct link_list *l)
 {
 	return l->iter ? 0 : link_ids_open(&l->iter);
 }
 
-void links_close(struct links *l)
+void link_list_close(struct link_list *l)
 {
 	if (!l)
 		return;
@@ -45,17 +50,17 @@ void links_close(struct links *l)
 	free(l);
 }
 
-int links_hide(struct links *l, __u32 id)
+int link_list_hide(struct link_list *l, __u32 id)
 {
 	if (!id)
 		return 0;
-	if (l->nhidden >= LINKS_HIDDEN_MAX)
+	if (l->nhidden >= LINK_LIST_HIDDEN_MAX)
 		return -ENOSPC;
 	l->hidden[l->nhidden++] = id;
 	return 0;
 }
 
-bool links_hidden(const struct links *l, __u32 id)
+bool link_list_hidden(const struct link_list *l, __u32 id)
 {
 	unsigned int i;
 
@@ -69,7 +74,7 @@ bool links_hidden(const struct links *l, __u32 id)
 
 /* Every link the kernel lists now, walked one BPF_LINK_GET_NEXT_ID at a
  * time; types from the cache. */
-static int walk_links(const struct links *l, struct link_id_type **out)
+static int walk_links(const struct link_list *l, struct link_id_type **out)
 {
 	struct link_id_type *v = NULL;
 	size_t n = 0, cap = 0;
@@ -77,7 +82,7 @@ static int walk_links(const struct links *l, struct link_id_type **out)
 	int err;
 
 	while ((err = link_next_id(id, &id)) == 0) {
-		if (links_hidden(l, id))
+		if (link_list_hidden(l, id))
 			continue;
 		if (n == cap) {
 			void *p = realloc(v, (cap = cap ? cap * 2 : 256) *
@@ -96,10 +101,10 @@ static int walk_links(const struct links *l, struct link_id_type **out)
 		return err;
 	}
 	*out = v;
-	return linkcache_types(v, n);
+	return fixed_fields_types(v, n);
 }
 
-int links_now(const struct links *l, struct link_id_type **out)
+int link_list_now(const struct link_list *l, struct link_id_type **out)
 {
 	int n = link_ids_read(l->iter, out);
 
@@ -107,6 +112,6 @@ int links_now(const struct links *l, struct link_id_type **out)
 	if (n < 0)
 		n = walk_links(l, out);
 	if (n >= 0)
-		linkcache_prune(*out, n);
+		fixed_fields_prune(*out, n);
 	return n;
 }

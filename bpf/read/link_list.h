@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Link enumeration: every link the kernel lists now. */
-#ifndef BPFLINKFS_LINKS_H
-#define BPFLINKFS_LINKS_H
+#ifndef BPFLINKFS_LINK_LIST_H
+#define BPFLINKFS_LINK_LIST_H
 
 #include <stdbool.h>
 #include <linux/types.h>
 
 #include "link_ids.h"
 
-#define LINKS_HIDDEN_MAX 8
+#define LINK_LIST_HIDDEN_MAX 8
 
 /*
  * What a listing of the daemon leaves out of the kernel's link list (the
@@ -16,46 +16,52 @@
  * with. Made at start, filled before the first listing and read-only
  * afterwards, so threads share it; the registry (owned.h) holds it.
  */
-struct links;
+struct link_list;
 
 /**
- * links_open() - a handle that hides nothing and lists link by link
+ * link_list_open() - a handle that hides nothing and lists link by link
  * Return: 0, or -ENOMEM.
  */
-int links_open(struct links **out);
+int link_list_open(struct link_list **out);
 
 /**
- * links_use_iterator() - list with the link iterator (link_ids.h) from now
+ * link_list_use_iterator() - list with the link iterator (link_ids.h) from now
  * on; before the first listing. Its own link is hidden.
  * Return: 0, or -errno of link_ids_open() (then listings go on link by
  * link).
  */
-int links_use_iterator(struct links *l);
+int link_list_use_iterator(struct link_list *l);
 
-/** links_close() - unload the iterator and free @l; NULL is ignored */
-void links_close(struct links *l);
+/** link_list_close() - unload the iterator and free @l; NULL is ignored */
+void link_list_close(struct link_list *l);
 
 /**
- * links_now() - every BPF link the kernel lists now with its type,
+ * link_list_now() - every BPF link the kernel lists now with its type,
  * ascending by id; from the link iterator, else one BPF_LINK_GET_NEXT_ID
  * per link. The link cache is pruned to them.
  * @out: malloc'd array, the caller frees it
  * Return: the count, or -errno.
  */
-int links_now(const struct links *l, struct link_id_type **out);
+int link_list_now(const struct link_list *l, struct link_id_type **out);
 
 /**
- * links_hide() - leave link @id out of every listing and lookup: the
- * daemon's own iterator links (task files). At most LINKS_HIDDEN_MAX; 0
+ * link_list_hide() - leave link @id out of every listing and lookup: the
+ * daemon's own iterator links (task files). At most LINK_LIST_HIDDEN_MAX; 0
  * is ignored. Before the first listing.
  * Return: 0, or -ENOSPC.
  */
-int links_hide(struct links *l, __u32 id);
+int link_list_hide(struct link_list *l, __u32 id);
 
 /**
- * links_hidden() - was @id given to links_hide(), or is it the link
+ * link_list_iterating() - does @l list links with the link iterator (one read
+ * for every id), rather than one BPF_LINK_GET_NEXT_ID per link
+ */
+bool link_list_iterating(const struct link_list *l);
+
+/**
+ * link_list_hidden() - was @id given to link_list_hide(), or is it the link
  * iterator's own link?
  */
-bool links_hidden(const struct links *l, __u32 id);
+bool link_list_hidden(const struct link_list *l, __u32 id);
 
 #endif

@@ -83,7 +83,7 @@ bool multi_link_type(__u32 link_type)
 
 bool multi_link_creatable(bool uprobe)
 {
-	return uprobe ? can_create()->uprobe_multi : can_create()->kprobe_multi;
+	return uprobe ? kernel_offers()->uprobe_multi : kernel_offers()->kprobe_multi;
 }
 
 static int info_get(int fd, struct abi_link_info *info)
@@ -94,7 +94,7 @@ static int info_get(int fd, struct abi_link_info *info)
 }
 
 /* The second call: arrays for @mi->count targets, and the path. */
-static int targets_read(int fd, struct multi_info *mi, __u64 *a, __u64 *b,
+static int targets_read(int fd, struct multi_link_targets *mi, __u64 *a, __u64 *b,
 			__u64 *c)
 {
 	struct abi_link_info info;
@@ -122,7 +122,7 @@ static int targets_read(int fd, struct multi_info *mi, __u64 *a, __u64 *b,
 }
 
 /* The first call: type, count, flags, pid, missed. */
-static int head_read(int fd, struct multi_info *mi)
+static int head_read(int fd, struct multi_link_targets *mi)
 {
 	struct abi_link_info info;
 	int err;
@@ -151,14 +151,14 @@ static int head_read(int fd, struct multi_info *mi)
 	return -EINVAL;
 }
 
-int multi_info_read_fd(int fd, struct multi_info *mi)
+int multi_targets_read_fd(int fd, struct multi_link_targets *mi)
 {
 	__u64 *arr = NULL;
 	__u32 i;
 	int err, tries;
 
 	pthread_once(&multi_btf_once, multi_btf_detect);
-	memset(mi, 0, offsetof(struct multi_info, path));
+	memset(mi, 0, offsetof(struct multi_link_targets, path));
 	mi->path[0] = '\0';
 	mi->t = NULL;
 	for (tries = 0; tries < 3; tries++) {
@@ -186,22 +186,22 @@ int multi_info_read_fd(int fd, struct multi_info *mi)
 	}
 	free(arr);
 	if (err)
-		multi_info_free(mi);
+		multi_targets_free(mi);
 	return err;
 }
 
-int multi_info_read(__u32 id, struct multi_info *mi)
+int multi_targets_read(__u32 id, struct multi_link_targets *mi)
 {
 	int fd = bpf_link_get_fd_by_id(id), err;
 
 	if (fd < 0)
 		return errno == EAGAIN || errno == ENOENT ? -ENOENT : -errno;
-	err = multi_info_read_fd(fd, mi);
+	err = multi_targets_read_fd(fd, mi);
 	close(fd);
 	return err;
 }
 
-void multi_info_free(struct multi_info *mi)
+void multi_targets_free(struct multi_link_targets *mi)
 {
 	free(mi->t);
 	mi->t = NULL;

@@ -6,8 +6,8 @@
  * (struct abi_link_info of link_info.h, and link_create's uprobe_multi part
  * here; tests/kernel/test_abi.c checks both against the kernel's BTF).
  */
-#ifndef BPFLINKFS_MULTI_INFO_H
-#define BPFLINKFS_MULTI_INFO_H
+#ifndef BPFLINKFS_MULTI_TARGETS_H
+#define BPFLINKFS_MULTI_TARGETS_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -44,7 +44,7 @@ struct multi_target {
 	__u64 cookie;
 };
 
-struct multi_info {
+struct multi_link_targets {
 	__u32 id;
 	__u32 link_type; /* LINK_TYPE_KPROBE_MULTI or LINK_TYPE_UPROBE_MULTI */
 	__u32 count;
@@ -62,15 +62,15 @@ bool multi_link_type(__u32 link_type);
 
 /**
  * multi_link_creatable() - the running kernel and host can make
- * uprobe_multi (@uprobe) or kprobe_multi links: can_create()'s answer,
+ * uprobe_multi (@uprobe) or kprobe_multi links: kernel_offers()'s answer,
  * the same as the features file's
  */
 bool multi_link_creatable(bool uprobe);
 
 /**
- * multi_info_read_fd() - a multi link's facts and every target
+ * multi_targets_read_fd() - a multi link's facts and every target
  * @fd: link fd
- * @mi: out; free mi->t with multi_info_free()
+ * @mi: out; free mi->t with multi_targets_free()
  *
  * Three BPF_OBJ_GET_INFO_BY_FD calls: a zeroed struct for the type and
  * count, then the arrays sized from that count (and the path); if the
@@ -81,15 +81,15 @@ bool multi_link_creatable(bool uprobe);
  * link info: before 6.6 for kprobe_multi, 6.8 for uprobe_multi), -ENOMEM,
  * or -errno from bpf(2).
  */
-int multi_info_read_fd(int fd, struct multi_info *mi);
+int multi_targets_read_fd(int fd, struct multi_link_targets *mi);
 
 /**
- * multi_info_read() - multi_info_read_fd() on a link id, fd not kept
- * Return: as multi_info_read_fd(), -ENOENT when the link is gone.
+ * multi_targets_read() - multi_targets_read_fd() on a link id, fd not kept
+ * Return: as multi_targets_read_fd(), -ENOENT when the link is gone.
  */
-int multi_info_read(__u32 id, struct multi_info *mi);
+int multi_targets_read(__u32 id, struct multi_link_targets *mi);
 
-/** multi_info_free() - free mi->t */
-void multi_info_free(struct multi_info *mi);
+/** multi_targets_free() - free mi->t */
+void multi_targets_free(struct multi_link_targets *mi);
 
 #endif

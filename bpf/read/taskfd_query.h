@@ -4,8 +4,8 @@
  * (before 6.6), from BPF_TASK_FD_QUERY on a perf event fd that a process
  * holds next to the link, as bpftool perf show does.
  */
-#ifndef BPFLINKFS_TASKFD_H
-#define BPFLINKFS_TASKFD_H
+#ifndef BPFLINKFS_TASKFD_QUERY_H
+#define BPFLINKFS_TASKFD_QUERY_H
 
 #include <linux/types.h>
 

@@ -98,13 +98,13 @@ static unsigned int line_hash(const char *line, size_t len)
 }
 
 static int make_one(struct owned *o, const char *line, size_t len,
-		    struct id_list *made)
+		    struct request_ids *made)
 {
 	char *spec;
 
 	if (o->reg_len == MAX_LINKS || call_made_len == MAX_LINKS)
 		return -ENOSPC;
-	if (id_list_reserve(made, 1))
+	if (request_ids_reserve(made, 1))
 		return -ENOMEM;
 	spec = malloc(len + 1);
 	if (!spec)
@@ -120,7 +120,7 @@ static int make_one(struct owned *o, const char *line, size_t len,
 }
 
 int probe_create(struct owned *o, const struct probe_spec *p, const char *line,
-		 size_t len, pid_t pid, struct id_list *made,
+		 size_t len, pid_t pid, struct request_ids *made,
 		 struct path_memo *memo, struct bl_error *ce)
 {
 	static const int errs[] = {-ENOENT, -EOPNOTSUPP, -EPERM, -E2BIG};

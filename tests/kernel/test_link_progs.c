@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bpf/link_progs.c against the kernel's info calls. A raw tracepoint link
+ * bpf/read/link_progs.c against the kernel's info calls. A raw tracepoint link
  * made here on a tracepoint that does not fire (sched_kthread_stop), its
  * program run RUNS times with BPF_PROG_TEST_RUN while this test holds a
  * BPF_ENABLE_STATS fd: the iterator must give the link its program's id
