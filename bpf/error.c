@@ -5,21 +5,42 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 
-/* @fmt into @buf of @len bytes; too long, it ends with "..." */
+/*
+ * @fmt into @buf of @len bytes. Too long, its middle gives way to "...":
+ * a message names what it is about first and the cause last ("line 1:
+ * PATH: No such file or directory"), and a long path in between must not
+ * push the cause out.
+ */
 static void vcut(char *buf, size_t len, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
 static void vcut(char *buf, size_t len, const char *fmt, va_list ap)
 {
-	static const char cut[] = "...";
-	int n = vsnprintf(buf, len, fmt, ap);
+	char *whole = NULL;
+	size_t n, head, tail;
+	va_list copy;
 
-	if (n >= (int)len)
-		memcpy(buf + len - sizeof(cut), cut, sizeof(cut));
+	va_copy(copy, ap);
+	n = (size_t)vsnprintf(buf, len, fmt, ap);
+	if (n < len || len < sizeof("a...b")) {
+		va_end(copy);
+		return;
+	}
+	if (vasprintf(&whole, fmt, copy) < 0) {
+		va_end(copy);
+		memcpy(buf + len - sizeof("..."), "...", sizeof("..."));
+		return;
+	}
+	va_end(copy);
+	head = (len - sizeof("...")) / 3;
+	tail = len - sizeof("...") - head;
+	snprintf(buf, len, "%.*s...%s", (int)head, whole, whole + n - tail);
+	free(whole);
 }
 
 void bl_verrorf(struct bl_error *e, const char *fmt, va_list ap)

@@ -268,6 +268,20 @@ assert_true "error_log: the newline written \\n" \
 	grep -qF 'x\n[9.000000] EPERM: line 1: forged\tdir' <<<"$log"
 echo >"$MNT/error_log"
 
+# A path longer than the message (3,600 bytes here): the message loses its
+# middle, not its end, so the cause (strerror's words) still shows.
+LONGDIR=$WORK/$(printf 'q%.0s' {1..200})
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
+	LONGDIR=$LONGDIR/$(printf 'q%.0s' {1..200})
+done
+mkdir -p "$LONGDIR"
+ctl_write "u:$LONGDIR/nonexist:foo"$'\n' >/dev/null
+log=$(t cat "$MNT/error_log")
+assert_true "error_log: a long path is cut in the middle, its cause kept" \
+	grep -qE 'ENOENT: line 1: .*\.\.\..*/nonexist: No such file or directory' \
+	<<<"$log"
+echo >"$MNT/error_log"
+
 # the daemon still creates links after all this
 ids=$(ctl_create $'s:cpu-clock cpu=0\n') || fail "creating after errors"
 [ -n "$ids" ] && [ -d "$MNT/$ids" ] && ok || fail "no link after errors"
