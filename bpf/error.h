@@ -22,7 +22,7 @@
 struct bl_error {
 	int err;
 	size_t column;
-	char msg[256];
+	char msg[512];
 	char warning[256];
 };
 
@@ -31,8 +31,9 @@ struct bl_error {
  * @e: the error; only its message changes. NULL: a caller that wants no
  *     message (nothing is written)
  *
- * A message can quote a line or a path longer than the buffer: it is cut
- * and ends with "..." then, instead of ending mid-word without a sign.
+ * A message can quote a line or a path longer than the buffer: its middle
+ * gives way to "..." then, so that its start (what it is about) and its
+ * end (the cause) both stay.
  */
 void bl_errorf(struct bl_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

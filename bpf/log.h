@@ -20,8 +20,19 @@ void log_set_foreground(bool foreground);
  */
 void log_route_libbpf(bool debug);
 
-/** log_msg() - log one message with syslog priority @priority */
+/**
+ * log_msg() - log one message with syslog priority @priority, as one line:
+ * a newline, tab or other control byte in it (a path may hold any byte) is
+ * written \n, \t or \xNN, so that no message reads as two
+ */
 void log_msg(int priority, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/**
+ * log_stderr() - a start-up message to the terminal of whoever started the
+ * daemon ("bpflinkfs: " and one line, escaped as log_msg() does), in the
+ * foreground or not: start-up errors are for the person at the shell
+ */
+void log_stderr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* bpflinkfs: the BPF links of the host as a file system. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -114,7 +115,7 @@ static int parse_id_opt(const char *arg, unsigned int *out, int base)
 	errno = 0;
 	n = strtoul(v, &end, base);
 	if (!*v || *end || errno || n > UINT32_MAX - 1) {
-		fprintf(stderr, "bpflinkfs: bad option %s\n", arg);
+		log_stderr("bad option %s", arg);
 		return -1;
 	}
 	*out = n;
@@ -133,10 +134,9 @@ static int parse_interval_opt(const char *arg, unsigned int *out)
 	if (parse_id_opt(arg, &ms, 10))
 		return -1;
 	if (ms < TOP_INTERVAL_MIN_MS || ms > TOP_INTERVAL_MAX_MS) {
-		fprintf(stderr,
-			"bpflinkfs: bad option %s: from %d to %d "
-			"milliseconds\n",
-			arg, TOP_INTERVAL_MIN_MS, TOP_INTERVAL_MAX_MS);
+		log_stderr("bad option %s: from %d to %d "
+			   "milliseconds",
+			   arg, TOP_INTERVAL_MIN_MS, TOP_INTERVAL_MAX_MS);
 		return -1;
 	}
 	*out = ms;
@@ -205,61 +205,95 @@ static bool already_mounted(const char *mnt)
 	return realpath(mnt, real) && mountinfo_each(-1, is_ours_on, real) == 1;
 }
 
+/*
+ * @path as a shell word for a command a message suggests: as it is when
+ * every byte is plain, else in single quotes, or as $'...' with \n, \t,
+ * \xNN, \\ and \' where it holds a control byte. Returns @buf, or @path
+ * when @buf is too small.
+ */
+static const char *shell_word(const char *path, char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)path;
+	bool plain = *s, ctl = false;
+	size_t o = 0;
+
+	for (; *s; s++) {
+		plain &= isalnum(*s) || strchr("/._-+:@%,=", *s);
+		ctl |= *s < 0x20 || *s == 0x7f;
+	}
+	if (plain || len < 4 * strlen(path) + 4)
+		return path;
+	buf[o++] = ctl ? '$' : '\'';
+	if (ctl)
+		buf[o++] = '\'';
+	for (s = (const unsigned char *)path; *s; s++) {
+		if (!ctl && *s == '\'')
+			o += (size_t)snprintf(buf + o, len - o, "'\\''");
+		else if (ctl && (*s == '\'' || *s == '\\'))
+			o += (size_t)snprintf(buf + o, len - o, "\\%c", *s);
+		else if (ctl && (*s == '\n' || *s == '\t'))
+			o += (size_t)snprintf(buf + o, len - o, "%s",
+					      *s == '\n' ? "\\n" : "\\t");
+		else if (ctl && (*s < 0x20 || *s == 0x7f))
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *s);
+		else
+			buf[o++] = (char)*s;
+	}
+	snprintf(buf + o, len - o, "'");
+	return buf;
+}
+
 /* Each failure: one line naming the fix. */
 static int check_prerequisites(const char *mnt)
 {
+	char word[4 * PATH_MAX + 4];
+	const char *w = shell_word(mnt, word, sizeof(word));
 	struct stat st;
 
 	if (geteuid() != 0) {
-		fprintf(stderr,
-			"bpflinkfs: must run as root (BPF link "
-			"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s\n",
-			mnt);
+		log_stderr(
+			"must run as root (BPF link "
+			"enumeration needs CAP_SYS_ADMIN): sudo bpflinkfs %s",
+			w);
 		return -EPERM;
 	}
 	if (access("/dev/fuse", R_OK | W_OK)) {
-		fprintf(stderr, "bpflinkfs: no /dev/fuse: install fuse3 and "
-				"run 'modprobe fuse'\n");
+		log_stderr("no /dev/fuse: install fuse3 and "
+			   "run 'modprobe fuse'");
 		return -ENOENT;
 	}
 	if (!kernel_btf_present()) {
-		fprintf(stderr,
-			"bpflinkfs: no kernel BTF at /sys/kernel/btf/vmlinux: "
-			"boot a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		log_stderr("no kernel BTF at /sys/kernel/btf/vmlinux: "
+			   "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}
 	if (stat(mnt, &st) && errno == ENOTCONN) {
 		/* a killed daemon left its mount behind */
 		if (umount2(mnt, MNT_DETACH)) {
-			fprintf(stderr,
-				"bpflinkfs: %s is a stale mount "
-				"(Transport endpoint is not connected): "
-				"run 'fusermount3 -uz %s'\n",
-				mnt, mnt);
+			log_stderr("%s is a stale mount "
+				   "(Transport endpoint is not connected): "
+				   "run fusermount3 -uz %s",
+				   mnt, w);
 			return -ENOTCONN;
 		}
-		fprintf(stderr, "bpflinkfs: cleared a stale mount on %s\n",
-			mnt);
+		log_stderr("cleared a stale mount on %s", mnt);
 	}
 	if (stat(mnt, &st)) {
-		fprintf(stderr,
-			"bpflinkfs: mountpoint %s does not exist: "
-			"mkdir -p %s\n",
-			mnt, mnt);
+		log_stderr("mountpoint %s does not exist: "
+			   "mkdir -p %s",
+			   mnt, w);
 		return -ENOENT;
 	}
 	if (S_ISDIR(st.st_mode) && already_mounted(mnt)) {
-		fprintf(stderr,
-			"bpflinkfs: %s is already a bpflinkfs mount: "
-			"fusermount3 -u %s first\n",
-			mnt, mnt);
+		log_stderr("%s is already a bpflinkfs mount: "
+			   "fusermount3 -u %s first",
+			   mnt, w);
 		return -EBUSY;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr,
-			"bpflinkfs: mountpoint %s is not a directory: "
-			"mount on a directory (mkdir -p DIR)\n",
-			mnt);
+		log_stderr("mountpoint %s is not a directory: "
+			   "mount on a directory (mkdir -p DIR)",
+			   mnt);
 		return -ENOTDIR;
 	}
 	return 0;
@@ -326,8 +360,7 @@ static int daemon_setup(struct daemon *d)
 	int err = link_features_detect();
 
 	if (err) {
-		fprintf(stderr, "bpflinkfs: cannot read kernel BTF: %s\n",
-			strerror(-err));
+		log_stderr("cannot read kernel BTF: %s", strerror(-err));
 		return err;
 	}
 	raise_fd_limit();
@@ -336,26 +369,23 @@ static int daemon_setup(struct daemon *d)
 		return -ENOMEM;
 	err = owned_open(&d->owned, d->pin_dir, COUNTER_SLOTS, &e);
 	if (err && d->pin_dir && e.msg[0]) {
-		fprintf(stderr, "bpflinkfs: %s\
-", e.msg);
+		log_stderr("%s", e.msg);
 		return err;
 	}
 	if (err) {
-		fprintf(stderr,
-			"bpflinkfs: cannot load the built-in BPF "
-			"program: %s\n",
-			strerror(-err));
+		log_stderr("cannot load the built-in BPF "
+			   "program: %s",
+			   strerror(-err));
 		return err;
 	}
 	owned_set_latency_pairs(d->owned, d->latency_pairs);
 	detect_sw_aliases(owned_counter(d->owned));
 	err = stats_switch_open(&d->stats);
 	if (!err && d->hold_stats && (err = stats_switch_hold(d->stats)))
-		fprintf(stderr,
-			"bpflinkfs: -o bpf_stats: the kernel does not turn "
-			"run statistics on (BPF_ENABLE_STATS: %s); it needs "
-			"Linux 5.8 or later\n",
-			strerror(-err));
+		log_stderr("-o bpf_stats: the kernel does not turn run "
+			   "statistics on (BPF_ENABLE_STATS: %s); it needs "
+			   "Linux 5.8 or later",
+			   strerror(-err));
 	if (err)
 		return err;
 	kernel_offers_detect(); /* loads: at start, not in a reader's open */
@@ -366,15 +396,13 @@ static int daemon_setup(struct daemon *d)
 		      ? -EOPNOTSUPP
 		      : link_list_use_iterator(owned_link_list(d->owned));
 	if (err)
-		fprintf(stderr,
-			"bpflinkfs: no BPF link iterator (%s): listing "
-			"link by link\n",
-			strerror(-err));
+		log_stderr("no BPF link iterator (%s): listing "
+			   "link by link",
+			   strerror(-err));
 	owned_adopt(d->owned); /* with pin_dir: its pinned links */
 	err = bare_perf_open(&d->attached, d->owned);
 	if (err)
-		fprintf(stderr, "bpflinkfs: attached/ unavailable: %s\n",
-			strerror(-err));
+		log_stderr("attached/ unavailable: %s", strerror(-err));
 	return 0;
 }
 
@@ -504,8 +532,7 @@ static int info_exit(const struct fuse_cmdline_opts *o)
 		printf("bpflinkfs %s\n", BPFLINKFS_VERSION);
 		return 0;
 	}
-	fprintf(stderr, "bpflinkfs: no mountpoint; usage: bpflinkfs "
-			"MOUNTPOINT [-f] [-o opts]\n");
+	log_stderr("no mountpoint; usage: bpflinkfs MOUNTPOINT [-f] [-o opts]");
 	return 2;
 }
 
@@ -549,7 +576,7 @@ int main(int argc, char **argv)
 	args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&args, &daemon_state, opts, opt_proc) ||
 	    fuse_parse_cmdline(&args, &o)) {
-		fprintf(stderr, "bpflinkfs: bad arguments; see --help\n");
+		log_stderr("bad arguments; see --help");
 		ret = 2;
 		goto out;
 	}

@@ -130,6 +130,21 @@ assert_eq "one mount on '$SPACED'" 1 \
 	"$(grep -cF " ${SPACED// /\\040} fuse.bpflinkfs " /proc/self/mounts)"
 fusermount3 -u "$SPACED"
 
+# ... and a newline: the refusal is one line, and the command it suggests
+# is a shell word that unmounts that very mount when run as written
+NL="$WORK/new"$'\n'"line x"
+mkdir -p "$NL"
+"$BPFLINKFS" "$NL" 2>"$WORK/nl.err" || fail "mount on a name with a newline"
+out=$(timeout 15 "$BPFLINKFS" "$NL" -f 2>&1) &&
+	fail "second mount on a name with a newline accepted"
+assert_eq "second mount message is one line" 1 "$(wc -l <<<"$out")"
+suggested=$(sed -n 's/.*: \(fusermount3 -u .*\) first$/\1/p' <<<"$out")
+assert_match "it suggests fusermount3 -u" "^fusermount3 -u " "$suggested"
+bash -c "$suggested" || fail "the suggested command failed: $suggested"
+assert_eq "the suggested command unmounted it" 0 \
+	"$(grep -c " fuse.bpflinkfs " <(awk -v p="$WORK/new" \
+		'index($2, p) == 1' /proc/self/mounts))"
+
 # a pin_dir outside bpffs is refused before anything is made
 out=$(timeout 15 "$BPFLINKFS" "$WORK" -f -o "pin_dir=$WORK/p/q" 2>&1) &&
 	fail "pin_dir outside bpffs accepted"
