@@ -371,7 +371,8 @@ int listed_links_progs(struct owned *o, __u32 **out, struct link_prog **progs,
 		free(*progs);
 		*progs = NULL;
 		/* no fd for the iterator (EMFILE): the walk needs none */
-		return n == -ENOMEM || n >= 0 ? -ENOMEM : listed_link_ids(o, out);
+		return n == -ENOMEM || n >= 0 ? -ENOMEM
+					      : listed_link_ids(o, out);
 	}
 	for (i = 0; i < n; i++) {
 		v[i].id = (*progs)[i].link_id;

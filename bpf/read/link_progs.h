@@ -6,7 +6,8 @@
  * gives, so that a table walks the links once) and what
  * BPF_OBJ_GET_INFO_BY_FD of its program answers (id, name, run_cnt,
  * run_time_ns, recursion_misses), so that a listing of N links costs a few
- * read(2) calls instead of N program fds opened, asked and closed. The values are the kernel's counters at the read: never kept.
+ * read(2) calls instead of N program fds opened, asked and closed. The
+ * values are the kernel's counters at the read: never kept.
  */
 #ifndef BPFLINKFS_LINK_PROGS_H
 #define BPFLINKFS_LINK_PROGS_H

@@ -161,8 +161,7 @@ int perf_event_lookup(uint32_t perf_type, const char *name, size_t len,
  * whole, what fits NUL-ended), without its set-up: a listing names every
  * perf event link this way.
  */
-static int kind_name(const char *kind, const char *name, char *buf,
-		     size_t len)
+static int kind_name(const char *kind, const char *name, char *buf, size_t len)
 {
 	size_t k = strlen(kind), n = strlen(name), at = 0;
 
@@ -206,12 +205,14 @@ int perf_event_describe(uint32_t perf_type, uint64_t config, char *buf,
 	case PERF_TYPE_SOFTWARE:
 		if (config < SOFTWARE_CANONICAL)
 			return kind_name("software",
-					 software_events[config].name, buf, len);
+					 software_events[config].name, buf,
+					 len);
 		break;
 	case PERF_TYPE_HARDWARE:
 		if (config < HARDWARE_CANONICAL)
 			return kind_name("hardware",
-					 hardware_events[config].name, buf, len);
+					 hardware_events[config].name, buf,
+					 len);
 		break;
 	case PERF_TYPE_HW_CACHE:
 		return describe_hw_cache(config, buf, len);

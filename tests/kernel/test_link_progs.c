@@ -99,8 +99,7 @@ static void every_link(const struct link_prog *v, int n)
 		       "link %u: type %u (info %u), prog %u (info %u), run_cnt "
 		       "%llu (info %llu)",
 		       v[i].link_id, v[i].type, li.type, v[i].prog_id,
-		       li.prog_id,
-		       (unsigned long long)v[i].stats.run_cnt,
+		       li.prog_id, (unsigned long long)v[i].stats.run_cnt,
 		       (unsigned long long)pi.run_cnt);
 	}
 	group_end("every link's program and counts agree with the info calls "

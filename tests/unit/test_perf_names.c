@@ -41,8 +41,9 @@ int main(void)
 			r = perf_event_describe(s->type, s->config, got, len);
 			w = snprintf(want, len, "%s", s->want);
 			EXPECT(r == w && !memcmp(got, want, sizeof(got)),
-			       "%s in %zu bytes: got %d '%.*s', want %d", s->want,
-			       len, r, len ? (int)strnlen(got, len) : 0, got, w);
+			       "%s in %zu bytes: got %d '%.*s', want %d",
+			       s->want, len, r,
+			       len ? (int)strnlen(got, len) : 0, got, w);
 		}
 		group_end("%s at every length, as snprintf", s->want);
 	}
