@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "link_list.h"
 #include "bare_perf_events.h"
 #include "metrics.h"
 #include "perf_names.h"
@@ -119,6 +118,10 @@ struct metrics {
 		uint64_t hits;
 	} * own; /* own links of the built-in program, and their hits */
 	size_t nown;
+	/* every link's program and statistics, read with the link ids
+	 * (listed_links_progs()), then sorted by program id; nlp < 0: none */
+	struct link_prog *lp;
+	int nlp;
 	char *buf; /* a rendered file value */
 	size_t buflen;
 };
@@ -486,7 +489,7 @@ static int links_samples(struct metrics *m, struct owned *reg)
 	__u32 *ids = NULL;
 	int n, i, err = 0;
 
-	n = v ? listed_link_ids(reg, &ids) : -ENOMEM;
+	n = v ? listed_links_progs(reg, &ids, &m->lp, &m->nlp) : -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
 			continue;
@@ -567,7 +570,7 @@ static int prog_stat_of(__u32 prog_id, const struct link_prog *lp, int n,
 	const struct link_prog *p =
 		n > 0 ? bsearch(&key, lp, n, sizeof(*lp), cmp_link_prog) : NULL;
 
-	if (!p)
+	if (!p || !p->has_stats)
 		return prog_stats_read(prog_id, st);
 	*st = p->stats;
 	return 0;
@@ -577,17 +580,13 @@ static int prog_stat_of(__u32 prog_id, const struct link_prog *lp, int n,
  * Each program once: recursion misses (always counted), run count and
  * time while the kernel counts them, and own links' share of the time.
  */
-static void prog_samples(struct metrics *m, struct owned *reg,
-			 struct stats_switch *sw)
+static void prog_samples(struct metrics *m, struct stats_switch *sw)
 {
 	char name[PROG_NAME_MAX];
-	struct link_prog *lp = NULL;
+	struct link_prog *lp = m->lp;
 	struct prog_stats st;
 	bool on = stats_collecting(sw);
-	/* as the tables: only beside the link iterator */
-	int nlp = link_list_iterating(owned_link_list(reg))
-			  ? link_progs_read(owned_link_progs(reg), &lp)
-			  : -EOPNOTSUPP;
+	int nlp = m->nlp;
 	size_t i;
 
 	if (nlp > 0)
@@ -609,7 +608,6 @@ static void prog_samples(struct metrics *m, struct owned *reg,
 		prog_labels(sample(m, FAM_RUN_TIME), m->progs[i], name);
 		put_seconds(&m->fam[FAM_RUN_TIME], st.run_time_ns);
 	}
-	free(lp);
 }
 
 /*
@@ -680,13 +678,14 @@ static void metrics_free(struct metrics *m)
 	free(m->types);
 	free(m->progs);
 	free(m->own);
+	free(m->lp);
 	free(m->buf);
 }
 
 char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 		     struct stats_switch *sw, size_t *len)
 {
-	struct metrics m = {.buflen = 2 * PATH_MAX};
+	struct metrics m = {.buflen = 2 * PATH_MAX, .nlp = -EOPNOTSUPP};
 	char *text = NULL;
 	size_t f, i;
 	int err;
@@ -701,7 +700,7 @@ char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
 	if (!err) {
 		types_samples(&m);
-		prog_samples(&m, reg, sw);
+		prog_samples(&m, sw);
 		err = attached_samples(&m, attached);
 	}
 	if (!err)

@@ -324,7 +324,7 @@ static int render_pids(const struct link_view *v, char *buf, size_t len)
 
 		if (h->pid == idx->self && !v->owned)
 			continue;
-		snprintf(head, sizeof(head), "%u\t", h->pid);
+		fmt_u64(head, sizeof(head), h->pid, '\t');
 		total = put_line(buf, len, total, head, h->comm);
 	}
 	holder_index_free(&own);

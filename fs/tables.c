@@ -17,7 +17,6 @@
 #include "owned.h"
 #include "tables.h"
 #include "fmt.h"
-#include "link_list.h"
 #include "link_progs.h"
 #include "prog_stats.h"
 #include "sbuf.h"
@@ -286,14 +285,12 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		n = pin_index_build(&pins);
 	if (!n && lists)
 		n = holder_index_build(&holders, owned_task_files(reg));
-	/* every program's statistics in one read, after the ids: a link
-	 * made meanwhile is asked on its own below */
-	if (!n)
+	/* the ids with every program's statistics, from one walk of the
+	 * links where the iterators load; else each program on its own */
+	if (!n && lists)
+		n = listed_links_progs(reg, &ids, &progs, &np);
+	else if (!n)
 		n = listed_link_ids(reg, &ids);
-	/* with the link iterator only: without it (BPFLINKFS_NO_LINK_ITER,
-	 * or a kernel without one) each program is asked on its own */
-	if (n > 0 && lists && link_list_iterating(owned_link_list(reg)))
-		np = link_progs_read(owned_link_progs(reg), &progs);
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
 			continue;
@@ -302,7 +299,7 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		v->holders = lists ? &holders : NULL;
 		/* the three prog_* values from one read of the program */
 		lp = np > 0 ? link_prog_find(progs, np, ids[i]) : NULL;
-		if (lp && lp->prog_id == v->f.prog_id)
+		if (lp && lp->has_stats && lp->prog_id == v->f.prog_id)
 			v->stats = &lp->stats;
 		else if (lists && !prog_stats_read(v->f.prog_id, &stats))
 			v->stats = &stats;

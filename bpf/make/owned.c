@@ -314,27 +314,75 @@ static bool in_sorted(const __u32 *ids, int n, __u32 id)
 	return lo < n && ids[lo] == id;
 }
 
-int listed_link_ids(struct owned *o, __u32 **out)
+/* The ids of @v (@n of them, or -errno) less the removed links in @dying
+ * (@nd, or -errno) and the hidden ones, into *@out; frees @dying. */
+static int keep_listed(struct owned *o, const struct link_id_type *v, int n,
+		       __u32 *dying, int nd, __u32 **out)
 {
-	struct link_id_type *v = NULL;
-	__u32 *ids, *dying = NULL;
-	/* removed links first: one whose release ends meanwhile stays out */
-	int nd = owned_dying_ids(o, &dying), n, i, kept = 0;
+	__u32 *ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
+	int i, kept = 0;
 
-	n = nd < 0 ? nd : link_list_now(o->kernel_list, &v);
-	ids = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*ids));
 	for (i = 0; ids && i < n; i++)
 		if (!in_sorted(dying, nd, v[i].id) &&
 		    !link_list_hidden(o->kernel_list, v[i].id))
 			ids[kept++] = v[i].id;
 	free(dying);
-	free(v);
 	if (n < 0)
 		return n;
 	if (!ids)
 		return -ENOMEM;
 	*out = ids;
 	return kept;
+}
+
+int listed_link_ids(struct owned *o, __u32 **out)
+{
+	struct link_id_type *v = NULL;
+	__u32 *dying = NULL;
+	/* removed links first: one whose release ends meanwhile stays out */
+	int nd = owned_dying_ids(o, &dying), n;
+
+	n = nd < 0 ? nd : link_list_now(o->kernel_list, &v);
+	n = keep_listed(o, v, n, dying, nd, out);
+	free(v);
+	return n;
+}
+
+int listed_links_progs(struct owned *o, __u32 **out, struct link_prog **progs,
+		       int *np)
+{
+	struct link_id_type *v = NULL;
+	__u32 *dying = NULL;
+	int nd, n, i;
+
+	*progs = NULL;
+	*np = -EOPNOTSUPP;
+	/* beside the link iterator only: BPFLINKFS_NO_LINK_ITER turns both
+	 * off, and the tables then ask link by link and program by program */
+	if (!o->lp || !link_list_iterating(o->kernel_list))
+		return listed_link_ids(o, out);
+	nd = owned_dying_ids(o, &dying);
+	if (nd < 0)
+		return nd;
+	n = link_progs_read(o->lp, progs);
+	v = n < 0 ? NULL : malloc((n ? n : 1) * sizeof(*v));
+	if (!v) {
+		free(dying);
+		free(*progs);
+		*progs = NULL;
+		/* no fd for the iterator (EMFILE): the walk needs none */
+		return n == -ENOMEM || n >= 0 ? -ENOMEM
+					      : listed_link_ids(o, out);
+	}
+	for (i = 0; i < n; i++) {
+		v[i].id = (*progs)[i].link_id;
+		v[i].type = (*progs)[i].type;
+	}
+	link_list_seen(v, n);
+	*np = n;
+	n = keep_listed(o, v, n, dying, nd, out);
+	free(v);
+	return n;
 }
 
 /* Queue link @l for the reaper, and free its record; lock held. */

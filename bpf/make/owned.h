@@ -95,6 +95,21 @@ struct link_list *owned_link_list(const struct owned *o);
  */
 int listed_link_ids(struct owned *o, __u32 **ids);
 
+struct link_prog;
+
+/**
+ * listed_links_progs() - listed_link_ids() and every link's program with
+ * its run statistics, from one walk of the kernel's links (link_progs.h)
+ * @ids: out, as listed_link_ids()
+ * @progs: out, malloc'd, the caller frees it (NULL when none)
+ * @np: out, the count of @progs (ascending link id, hidden and removed
+ * links among them), or -errno: no such iterator, BPFLINKFS_NO_LINK_ITER,
+ * or its read failed; the ids then come as listed_link_ids() gives them
+ * Return: as listed_link_ids().
+ */
+int listed_links_progs(struct owned *o, __u32 **ids, struct link_prog **progs,
+		       int *np);
+
 struct link_progs;
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every link's program in one read(2): per link its id, its program's id
- * and name and the program's run statistics (what BPF_OBJ_GET_INFO_BY_FD
- * answers as run_cnt, run_time_ns and recursion_misses), instead of a
+ * Every link and its program in one read(2): per link its id and type,
+ * its program's id and name and the program's run statistics (what
+ * BPF_OBJ_GET_INFO_BY_FD answers as run_cnt, run_time_ns and
+ * recursion_misses), instead of a walk of the link ids and then a
  * BPF_PROG_GET_FD_BY_ID, an info call and a close per link. The
  * statistics are per-CPU counters (struct bpf_prog_stats); the kernel's
  * own info call sums them over the possible CPUs the same way
@@ -43,6 +44,7 @@ struct bpf_prog {
 
 struct bpf_link {
 	__u32 id;
+	enum bpf_link_type type;
 	struct bpf_prog *prog;
 } __attribute__((preserve_access_index));
 
@@ -55,11 +57,15 @@ struct bpf_iter__bpf_link {
 struct link_prog_rec {
 	__u32 link_id;
 	__u32 prog_id;
+	__u32 type;  /* BPF_LINK_TYPE_* */
+	__u32 flags; /* REC_STATS: the run statistics were read */
 	__u64 run_cnt;
 	__u64 run_time_ns;
 	__u64 recursion_misses;
 	char name[16];
 };
+
+#define REC_STATS 1
 
 const volatile __u32 ncpus = 1; /* possible CPUs, set before load */
 
@@ -161,22 +167,24 @@ int link_progs(struct bpf_iter__bpf_link *ctx)
 	/* no link: the end of the walk; id 0: allocated, not yet settled */
 	if (!link || !link->id)
 		return 0;
-	if (!have_offsets && find_offsets())
-		return 0;
+	/* every link gets its record, as it is the tables' list of ids */
+	rec.link_id = link->id;
+	rec.type = link->type;
 	/* the kernel's pointers read directly (faulting loads), the
 	 * statistics' per-CPU address as a number to add offsets to */
 	prog = link->prog;
-	if (!prog)
-		return 0;
-	aux = prog->aux;
-	if (!aux)
-		return 0;
-	rec.link_id = link->id;
-	rec.prog_id = aux->id;
-	bpf_probe_read_kernel_str(rec.name, sizeof(rec.name), aux->name);
-	stats = (char *)BPF_CORE_READ(prog, stats);
-	for (cpu = 0; stats && cpu < MAX_CPUS && cpu < ncpus; cpu++)
-		add_cpu(&rec, (void *)(stats + cpu_off[cpu]));
+	aux = prog ? prog->aux : NULL;
+	if (aux) {
+		rec.prog_id = aux->id;
+		bpf_probe_read_kernel_str(rec.name, sizeof(rec.name),
+					  aux->name);
+	}
+	stats = aux ? (char *)BPF_CORE_READ(prog, stats) : NULL;
+	if (stats && (have_offsets || !find_offsets())) {
+		for (cpu = 0; cpu < MAX_CPUS && cpu < ncpus; cpu++)
+			add_cpu(&rec, (void *)(stats + cpu_off[cpu]));
+		rec.flags = REC_STATS;
+	}
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;
 }

@@ -249,8 +249,13 @@ int fixed_fields_prog_name(__u32 id, __u32 prog_id, char *buf, size_t len)
 
 	pthread_rwlock_rdlock(&lock);
 	c = find(id);
-	if (c && c->prog_name_known && c->prog_id == prog_id) {
-		snprintf(buf, len, "%s", c->prog_name);
+	if (c && c->prog_name_known && c->prog_id == prog_id && len) {
+		/* as snprintf "%s" would, without its set-up: once a link
+		 * in a listing */
+		size_t n = strnlen(c->prog_name, len - 1);
+
+		memcpy(buf, c->prog_name, n);
+		buf[n] = '\0';
 		err = 0;
 	}
 	pthread_rwlock_unlock(&lock);

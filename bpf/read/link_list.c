@@ -115,3 +115,8 @@ int link_list_now(const struct link_list *l, struct link_id_type **out)
 		fixed_fields_prune(*out, n);
 	return n;
 }
+
+void link_list_seen(const struct link_id_type *v, size_t n)
+{
+	fixed_fields_prune(v, n);
+}

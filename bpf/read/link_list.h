@@ -45,6 +45,13 @@ void link_list_close(struct link_list *l);
 int link_list_now(const struct link_list *l, struct link_id_type **out);
 
 /**
+ * link_list_seen() - a list of every link read elsewhere (the link-program
+ * iterator, link_progs.h) stands for link_list_now()'s: the link cache is
+ * pruned to @v, @n entries ascending by id
+ */
+void link_list_seen(const struct link_id_type *v, size_t n);
+
+/**
  * link_list_hide() - leave link @id out of every listing and lookup: the
  * daemon's own iterator links (task files). At most LINK_LIST_HIDDEN_MAX; 0
  * is ignored. Before the first listing.

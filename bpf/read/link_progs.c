@@ -12,11 +12,14 @@
 #include "link_info.h"
 
 #define MAX_CPUS 1024 /* as the program's loop bound */
+#define REC_STATS 1   /* the record's run statistics were read */
 
 /* the iterator's record (progs/link_progs.bpf.c) */
 struct link_prog_rec {
 	__u32 link_id;
 	__u32 prog_id;
+	__u32 type;
+	__u32 flags; /* REC_STATS */
 	__u64 run_cnt;
 	__u64 run_time_ns;
 	__u64 recursion_misses;
@@ -82,6 +85,8 @@ int link_progs_read(struct link_progs *lp, struct link_prog **out)
 			continue;
 		v[kept].link_id = r[i].link_id;
 		v[kept].prog_id = r[i].prog_id;
+		v[kept].type = r[i].type;
+		v[kept].has_stats = r[i].flags & REC_STATS;
 		v[kept].stats.run_cnt = r[i].run_cnt;
 		v[kept].stats.run_time_ns = r[i].run_time_ns;
 		v[kept].stats.recursion_misses = r[i].recursion_misses;
@@ -144,6 +149,8 @@ static int self_check(struct link_progs *lp)
 		err = -errno;
 	for (i = 0; i < n && err == -EPROTO; i++)
 		if (r[i].link_id == lp->own_id &&
+		    r[i].type == BPF_LINK_TYPE_ITER &&
+		    (r[i].flags & REC_STATS) &&
 		    r[i].prog_id == lp->own_prog_id &&
 		    r[i].prog_id == pinfo.id &&
 		    !strncmp(r[i].name, pinfo.name, sizeof(r[i].name)) &&

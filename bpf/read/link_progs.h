@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Every link's program and its run statistics in one read: a BPF iterator
- * over the kernel's links (iter/bpf_link, kernel 5.19+) that writes per
- * link what BPF_OBJ_GET_INFO_BY_FD of its program answers (id, name,
- * run_cnt, run_time_ns, recursion_misses), so that a listing of N links
- * costs a few read(2) calls instead of N program fds opened, asked and
- * closed. The values are the kernel's counters at the read: never kept.
+ * Every link, its program and the program's run statistics in one read: a
+ * BPF iterator over the kernel's links (iter/bpf_link, kernel 5.19+) that
+ * writes per link its id and type (what the link iterator of link_ids.h
+ * gives, so that a table walks the links once) and what
+ * BPF_OBJ_GET_INFO_BY_FD of its program answers (id, name, run_cnt,
+ * run_time_ns, recursion_misses), so that a listing of N links costs a few
+ * read(2) calls instead of N program fds opened, asked and closed. The
+ * values are the kernel's counters at the read: never kept.
  */
 #ifndef BPFLINKFS_LINK_PROGS_H
 #define BPFLINKFS_LINK_PROGS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #include "prog_stats.h"
@@ -19,7 +22,9 @@ struct link_progs;
 /* one link's program, as link_progs_read() gives it */
 struct link_prog {
 	__u32 link_id;
-	__u32 prog_id;
+	__u32 prog_id;		 /* 0: the link has no program now */
+	__u32 type;		 /* BPF_LINK_TYPE_* */
+	bool has_stats;		 /* false: ask prog_stats_read() */
 	struct prog_stats stats; /* as prog_stats_read() fills it */
 };
 
@@ -46,7 +51,8 @@ __u32 link_progs_own(const struct link_progs *lp);
 void link_progs_close(struct link_progs *lp);
 
 /**
- * link_progs_read() - every live link's program now, by ascending link id
+ * link_progs_read() - every live link now with its type and program, by
+ * ascending link id, as link_ids_read() lists them (its own link left out)
  * @lp: the handle
  * @out: malloc'd array, the caller frees it
  * Return: the count, or -EOPNOTSUPP (@lp NULL), -ENOMEM, -errno of read(2).

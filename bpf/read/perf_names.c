@@ -156,6 +156,27 @@ int perf_event_lookup(uint32_t perf_type, const char *name, size_t len,
 	return -ENOENT;
 }
 
+/*
+ * "@kind:@name" into @buf as snprintf() would put it (the length of the
+ * whole, what fits NUL-ended), without its set-up: a listing names every
+ * perf event link this way.
+ */
+static int kind_name(const char *kind, const char *name, char *buf, size_t len)
+{
+	size_t k = strlen(kind), n = strlen(name), at = 0;
+
+	if (len) {
+		at = k < len - 1 ? k : len - 1;
+		memcpy(buf, kind, at);
+		if (at < len - 1)
+			buf[at++] = ':';
+		n = n < len - 1 - at ? n : len - 1 - at;
+		memcpy(buf + at, name, n);
+		buf[at + n] = '\0';
+	}
+	return (int)(k + 1 + strlen(name));
+}
+
 static int describe_hw_cache(uint64_t config, char *buf, size_t len)
 {
 	uint64_t id = config & 0xff, op = (config >> 8) & 0xff,
@@ -178,18 +199,20 @@ int perf_event_describe(uint32_t perf_type, uint64_t config, char *buf,
 	for (i = 0; i < ARRAY_SIZE(sw_aliases); i++)
 		if (perf_type == sw_aliases[i].type &&
 		    config == sw_aliases[i].config)
-			return snprintf(buf, len, "software:%s",
-					software_events[i].name);
+			return kind_name("software", software_events[i].name,
+					 buf, len);
 	switch (perf_type) {
 	case PERF_TYPE_SOFTWARE:
 		if (config < SOFTWARE_CANONICAL)
-			return snprintf(buf, len, "software:%s",
-					software_events[config].name);
+			return kind_name("software",
+					 software_events[config].name, buf,
+					 len);
 		break;
 	case PERF_TYPE_HARDWARE:
 		if (config < HARDWARE_CANONICAL)
-			return snprintf(buf, len, "hardware:%s",
-					hardware_events[config].name);
+			return kind_name("hardware",
+					 hardware_events[config].name, buf,
+					 len);
 		break;
 	case PERF_TYPE_HW_CACHE:
 		return describe_hw_cache(config, buf, len);

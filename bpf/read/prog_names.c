@@ -117,6 +117,18 @@ static void remember(__u32 prog_id, const char *kname, char *full)
 	pthread_mutex_unlock(&lock);
 }
 
+/* @s into @buf as snprintf "%s" would, without its set-up: a listing
+ * names every link's program */
+static void copy_name(char *buf, size_t len, const char *s)
+{
+	size_t n = len ? strnlen(s, len - 1) : 0;
+
+	if (!len)
+		return;
+	memmove(buf, s, n);
+	buf[n] = '\0';
+}
+
 int prog_full_name(__u32 prog_id, const char *kname, char *buf, size_t len)
 {
 	char name[BPF_OBJ_NAME_LEN] = "";
@@ -124,10 +136,10 @@ int prog_full_name(__u32 prog_id, const char *kname, char *buf, size_t len)
 	int err;
 
 	if (kname)
-		snprintf(name, sizeof(name), "%s", kname);
+		copy_name(name, sizeof(name), kname);
 	/* shorter than the kernel keeps: whole already */
 	if (kname && strlen(name) < KNAME_MAX) {
-		snprintf(buf, len, "%s", name);
+		copy_name(buf, len, name);
 		return 0;
 	}
 	if (kname && recall(prog_id, name, buf, len))

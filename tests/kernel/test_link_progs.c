@@ -8,8 +8,10 @@
  * BPF_OBJ_GET_INFO_BY_FD says (the program does not run otherwise), and
  * RUNS more after RUNS more runs. Every other link of the host: its
  * program id as its link info says, its counts no higher than the
- * program's info read just after (they only grow). The handle's own link
- * is left out.
+ * program's info read just after (they only grow), its type as its link
+ * info says. The read lists the links as the tables take them: ascending,
+ * and every link a BPF_LINK_GET_NEXT_ID walk finds before it and that
+ * still exists after it. The handle's own link is left out.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -87,20 +89,62 @@ static void every_link(const struct link_prog *v, int n)
 		}
 		close(fd);
 		checked++;
-		EXPECT(li.prog_id == v[i].prog_id &&
+		EXPECT(li.prog_id == v[i].prog_id && li.type == v[i].type &&
+			       v[i].has_stats &&
 			       !strncmp(pi.name, v[i].stats.name, 16) &&
 			       v[i].stats.run_cnt <= pi.run_cnt &&
 			       v[i].stats.run_time_ns <= pi.run_time_ns &&
 			       v[i].stats.recursion_misses <=
 				       pi.recursion_misses,
-		       "link %u: prog %u (info %u), run_cnt %llu (info %llu)",
-		       v[i].link_id, v[i].prog_id, li.prog_id,
-		       (unsigned long long)v[i].stats.run_cnt,
+		       "link %u: type %u (info %u), prog %u (info %u), run_cnt "
+		       "%llu (info %llu)",
+		       v[i].link_id, v[i].type, li.type, v[i].prog_id,
+		       li.prog_id, (unsigned long long)v[i].stats.run_cnt,
 		       (unsigned long long)pi.run_cnt);
 	}
 	group_end("every link's program and counts agree with the info calls "
 		  "(%d links)",
 		  checked);
+}
+
+/* the kernel's link ids now, one BPF_LINK_GET_NEXT_ID at a time */
+static int walk_ids(__u32 *ids, int max)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (n < max && !bpf_link_get_next_id(id, &id))
+		ids[n++] = id;
+	return n;
+}
+
+/* the read as a list of links: ascending, none missing that lived through */
+static void same_ids(struct link_progs *lp)
+{
+	static __u32 before[1 << 16];
+	struct link_prog *v = NULL;
+	int nb = walk_ids(before, 1 << 16), n, i, missing = 0, up = 1;
+	__u32 own = link_progs_own(lp);
+
+	n = link_progs_read(lp, &v);
+	for (i = 1; i < n; i++)
+		up &= v[i - 1].link_id < v[i].link_id;
+	for (i = 0; n > 0 && i < nb; i++) {
+		int fd;
+
+		if (before[i] == own || link_prog_find(v, n, before[i]))
+			continue;
+		fd = bpf_link_get_fd_by_id(before[i]);
+		if (fd >= 0) { /* listed before and after, not in between */
+			missing++;
+			close(fd);
+		}
+	}
+	CHECK(n > 0 && up && !missing,
+	      "the read lists every link, ascending: %d links, %d of the "
+	      "walk's %d missing",
+	      n, missing, nb);
+	free(v);
 }
 
 int main(void)
@@ -133,7 +177,8 @@ int main(void)
 	r = read_one(lp, &v, &n, li.id);
 	len = sizeof(pi);
 	bpf_obj_get_info_by_fd(prog, &pi, &len);
-	CHECK(r && r->prog_id == li.prog_id &&
+	CHECK(r && r->prog_id == li.prog_id && r->has_stats &&
+		      r->type == BPF_LINK_TYPE_RAW_TRACEPOINT &&
 		      !strcmp(r->stats.name, "lp_test"),
 	      "the link's program: id %u, name %s", r ? r->prog_id : 0,
 	      r ? r->stats.name : "-");
@@ -156,6 +201,7 @@ int main(void)
 	      "the handle's own link %u is left out", link_progs_own(lp));
 	if (n > 0)
 		every_link(v, n);
+	same_ids(lp);
 	close(link);
 	r = read_one(lp, &v, &n, li.id);
 	CHECK(n >= 0 && !r, "the link closed: gone from the next read");
