@@ -8,22 +8,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-/* The kernel's types, reduced to what is read; CO-RE fixes the offsets. */
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-} __attribute__((preserve_access_index));
-
-struct bpf_link {
-	__u32 id;
-	enum bpf_link_type type;
-} __attribute__((preserve_access_index));
-
-struct bpf_iter__bpf_link {
-	struct bpf_iter_meta *meta;
-	struct bpf_link *link;
-} __attribute__((preserve_access_index));
+#include "iter_types.h"
 
 SEC("iter/bpf_link")
 int link_ids(struct bpf_iter__bpf_link *ctx)

@@ -13,13 +13,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
+#include "iter_types.h"
+
 #define MAX_CPUS 1024 /* loaded only where the possible CPUs are fewer */
-
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-} __attribute__((preserve_access_index));
 
 /* u64_stats_t, whatever its inside: only its offset is relocated */
 struct u64_stats_opaque {
@@ -40,17 +36,6 @@ struct bpf_prog_aux {
 struct bpf_prog {
 	struct bpf_prog_stats *stats;
 	struct bpf_prog_aux *aux;
-} __attribute__((preserve_access_index));
-
-struct bpf_link {
-	__u32 id;
-	enum bpf_link_type type;
-	struct bpf_prog *prog;
-} __attribute__((preserve_access_index));
-
-struct bpf_iter__bpf_link {
-	struct bpf_iter_meta *meta;
-	struct bpf_link *link;
 } __attribute__((preserve_access_index));
 
 /* what link_progs.h reads, one record a link */

@@ -17,17 +17,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
+#include "iter_types.h"
+
 #define TASK_COMM_LEN 16
 #define KIND_LINK 1
 #define KIND_PERF_EVENT 2
 #define LINK_TYPE_PERF_EVENT 7
 
 /* The kernel's types, reduced to what is read; CO-RE fixes the offsets. */
-struct seq_file;
-
-struct bpf_iter_meta {
-	struct seq_file *seq;
-} __attribute__((preserve_access_index));
 
 struct qstr {
 	const unsigned char *name;
@@ -52,21 +49,11 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];
 } __attribute__((preserve_access_index));
 
-struct bpf_iter__bpf_link {
-	struct bpf_iter_meta *meta;
-	struct bpf_link *link;
-} __attribute__((preserve_access_index));
-
 struct bpf_iter__task_file {
 	struct bpf_iter_meta *meta;
 	struct task_struct *task;
 	__u32 fd;
 	struct file *file;
-} __attribute__((preserve_access_index));
-
-struct bpf_link {
-	__u32 id;
-	enum bpf_link_type type;
 } __attribute__((preserve_access_index));
 
 struct bpf_perf_link {

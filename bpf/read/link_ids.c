@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "iter_records.h"
 #include "link_ids.h"
 #include "link_ids.skel.h"
 
@@ -62,49 +63,15 @@ void link_ids_close(struct link_ids *it)
 	free(it);
 }
 
-/* Whole records only: the kernel never splits one across reads. */
-static int read_all(int fd, struct link_id_type **out)
-{
-	struct link_id_type *v = NULL, *p;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-
-	for (;;) {
-		if (n == cap) {
-			p = realloc(v, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
-		}
-		got = read(fd, v + n, (cap - n) * sizeof(*v));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(v);
-			return -errno;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got / sizeof(*v);
-	}
-	*out = v;
-	return (int)n;
-}
-
 int link_ids_read(const struct link_ids *it, struct link_id_type **out)
 {
 	struct link_id_type *v = NULL;
-	int fd, n, i, kept = 0;
+	int n, i, kept = 0;
 
 	if (!it)
 		return -EOPNOTSUPP;
-	fd = bpf_iter_create(bpf_link__fd(it->iter_link));
-	if (fd < 0)
-		return -errno;
-	n = read_all(fd, &v);
-	close(fd);
+	n = iter_records_read(bpf_link__fd(it->iter_link), sizeof(*v),
+			      (void **)&v);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)

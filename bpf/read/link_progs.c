@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "iter_records.h"
 #include "link_progs.h"
 #include "link_progs.skel.h"
 #include "link_info.h"
@@ -32,51 +33,15 @@ struct link_progs {
 	__u32 own_id, own_prog_id;
 };
 
-/* Whole records only: the kernel never splits one across reads. */
-static int read_recs(int fd, struct link_prog_rec **out)
-{
-	struct link_prog_rec *v = NULL, *p;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-
-	for (;;) {
-		if (n == cap) {
-			p = realloc(v,
-				    (cap = cap ? 2 * cap : 512) * sizeof(*v));
-			if (!p) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = p;
-		}
-		got = read(fd, v + n, (cap - n) * sizeof(*v));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(v);
-			return -errno;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got / sizeof(*v);
-	}
-	*out = v;
-	return (int)n;
-}
-
 int link_progs_read(struct link_progs *lp, struct link_prog **out)
 {
 	struct link_prog_rec *r = NULL;
 	struct link_prog *v;
-	int fd, n, i, kept = 0;
+	int n, i, kept = 0;
 
 	if (!lp)
 		return -EOPNOTSUPP;
-	fd = bpf_iter_create(bpf_link__fd(lp->iter));
-	if (fd < 0)
-		return -errno;
-	n = read_recs(fd, &r);
-	close(fd);
+	n = iter_records_read(bpf_link__fd(lp->iter), sizeof(*r), (void **)&r);
 	if (n < 0)
 		return n;
 	v = malloc((n ? n : 1) * sizeof(*v));
@@ -130,17 +95,13 @@ static int self_check(struct link_progs *lp)
 	struct bpf_prog_info pinfo = {0};
 	__u32 len = sizeof(info);
 	struct link_prog_rec *r = NULL;
-	int fd, n, i, err = -EPROTO;
+	int n, i, err = -EPROTO;
 
 	if (bpf_obj_get_info_by_fd(bpf_link__fd(lp->iter), &info, &len))
 		return -errno;
 	lp->own_id = info.id;
 	lp->own_prog_id = info.prog_id;
-	fd = bpf_iter_create(bpf_link__fd(lp->iter));
-	if (fd < 0)
-		return -errno;
-	n = read_recs(fd, &r);
-	close(fd);
+	n = iter_records_read(bpf_link__fd(lp->iter), sizeof(*r), (void **)&r);
 	if (n < 0)
 		return n;
 	len = sizeof(pinfo);
