@@ -102,6 +102,27 @@ void *handle_get(struct handle_table *t, uint64_t fh)
 	return obj;
 }
 
+uint64_t handle_find(struct handle_table *t,
+		     bool (*match)(const void *obj, const void *arg),
+		     const void *arg, void **obj)
+{
+	uint64_t fh = 0;
+	uint32_t i;
+
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->nslots && !fh; i++) {
+		struct handle *h = &t->slots[i];
+
+		if (h->obj && h->open && match(h->obj, arg)) {
+			h->users++;
+			*obj = h->obj;
+			fh = (uint64_t)h->gen << 32 | (i + 1);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return fh;
+}
+
 /* lock held; returns what to destroy outside it */
 static void drop(struct handle_table *t, struct handle *h, void **obj,
 		 void (**destroy)(void *))

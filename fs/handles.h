@@ -9,6 +9,7 @@
 #define BPFLINKFS_HANDLES_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <fuse_lowlevel.h>
@@ -47,6 +48,18 @@ void *handle_get(struct handle_table *t, uint64_t fh);
 
 /** handle_put() - done with an object from handle_get() */
 void handle_put(struct handle_table *t, uint64_t fh);
+
+/**
+ * handle_find() - an open handle whose object @match accepts, taken as
+ * handle_get() takes one (give it back with handle_put())
+ * @match: called under the table's lock; must not take it
+ * @obj: out, the object
+ * Return: the handle's fh, or 0 when no open handle matches. A walk of the
+ * whole table: for rare paths only.
+ */
+uint64_t handle_find(struct handle_table *t,
+		     bool (*match)(const void *obj, const void *arg),
+		     const void *arg, void **obj);
 
 /** handle_close() - RELEASE: no new users; freed when the last is done */
 void handle_close(struct handle_table *t, uint64_t fh);

@@ -40,6 +40,7 @@ struct open_file {
 	char *buf;
 	size_t len;
 	struct timespec made; /* when buf was rendered (live root files) */
+	fuse_ino_t ino;	      /* the file it was opened on (canonical) */
 };
 
 /*
@@ -380,6 +381,37 @@ static off_t handle_size(fuse_req_t req, struct fuse_file_info *fi,
 	return size;
 }
 
+static bool opened_on(const void *obj, const void *ino)
+{
+	const struct open_file *of = obj;
+
+	return of->ino == *(const fuse_ino_t *)ino && !of->control &&
+	       !of->error_log && !of->stream && !of->top;
+}
+
+/*
+ * A file whose link is gone, asked for by inode: a path would have failed
+ * at its link directory's LOOKUP, so this is an fstat() of an fd still
+ * open on it (the kernel does not say whose). As with a deleted regular
+ * file, it answers with the value that handle holds, which read(2) still
+ * returns. Return: 0 with @st filled, or -ENOENT when no handle is open.
+ */
+static int open_handle_stat(fuse_req_t req, fuse_ino_t ino, struct stat *st)
+{
+	struct handle_table *ht = req_handles(req);
+	struct open_file *of;
+	uint64_t fh = handle_find(ht, opened_on, &ino, (void **)&of);
+
+	if (!fh)
+		return -ENOENT;
+	attr_fill(fuse_req_userdata(req), st, ino, file_mode(ino),
+		  (off_t)of->len);
+	if (of->made.tv_sec)
+		st->st_mtim = of->made;
+	handle_put(ht, fh);
+	return 0;
+}
+
 /*
  * An fstat() of a file of which the reader holds a handle (@fi, or the
  * one its thread just opened: the kernel does not say which) is the size
@@ -408,6 +440,8 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino,
 		return;
 	}
 	err = ino_stat(d, ino, tid, &st);
+	if (err == -ENOENT)
+		err = open_handle_stat(req, ino, &st);
 	if (err)
 		reply_err(req, -err);
 	else
@@ -632,6 +666,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		err = -EISDIR;
 	}
 	fi->keep_cache = 0;
+	if (of)
+		of->ino = ino;
 	if (of && !of->control && !of->error_log && !of->stream && !of->top)
 		handoff_put_size(
 			&((struct daemon *)fuse_req_userdata(req))->handoff,

@@ -227,5 +227,22 @@ assert_true "MNT/$id/pinned: gone with the link" \
 assert_eq "links.json: the link removed" absent "$(json "$id" pids)"
 assert_true "ls MNT: the link removed" bash -c "! ls '$MNT' | grep -qx $id"
 
+# An fd opened on a link's file before the link went still reads, and
+# fstat(2) on it answers (the value that fd holds), as for a deleted
+# regular file: `exec 4<FILE; ...; cat <&4` works. A path still fails.
+echo 's:cpu-clock cpu=0' >"$MNT/control" || fail "a software event link"
+sid=$(tail -n1 "$MNT/control" | cut -f1)
+want=$(cat "$MNT/$sid/spec")
+exec {sfd}<"$MNT/$sid/spec"
+echo "-$sid" >"$MNT/control" || fail "removing link $sid"
+bl_link_gone "link $sid removed" "$sid"
+assert_eq "cat <&FD of a removed link's file" "$want" "$(cat <&"$sfd")"
+assert_eq "fstat of that fd: the size of what it holds" \
+	"$(($(printf '%s' "$want" | wc -c) + 1))" \
+	"$(stat -L -c %s "/proc/self/fd/$sfd")"
+assert_true "stat by path: gone" \
+	bash -c "! stat '$MNT/$sid/spec' >/dev/null 2>&1"
+exec {sfd}<&-
+
 bl_stop_daemon
 finish
