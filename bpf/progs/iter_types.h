@@ -9,7 +9,17 @@
 #define BPFLINKFS_ITER_TYPES_H
 
 struct seq_file;
-struct bpf_prog; /* link_progs.bpf.c reads into it */
+struct bpf_prog_stats; /* link_progs.bpf.c reads into it */
+
+struct bpf_prog_aux {
+	__u32 id;
+	char name[16];
+} __attribute__((preserve_access_index));
+
+struct bpf_prog {
+	struct bpf_prog_stats *stats;
+	struct bpf_prog_aux *aux;
+} __attribute__((preserve_access_index));
 
 struct bpf_iter_meta {
 	struct seq_file *seq;

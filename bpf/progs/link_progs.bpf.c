@@ -28,16 +28,6 @@ struct bpf_prog_stats {
 	struct u64_stats_opaque misses;
 } __attribute__((preserve_access_index));
 
-struct bpf_prog_aux {
-	__u32 id;
-	char name[16];
-} __attribute__((preserve_access_index));
-
-struct bpf_prog {
-	struct bpf_prog_stats *stats;
-	struct bpf_prog_aux *aux;
-} __attribute__((preserve_access_index));
-
 /* what link_progs.h reads, one record a link */
 struct link_prog_rec {
 	__u32 link_id;

@@ -61,15 +61,6 @@ struct bpf_perf_link {
 	struct file *perf_file;
 } __attribute__((preserve_access_index));
 
-struct bpf_prog_aux {
-	__u32 id;
-	char name[16];
-} __attribute__((preserve_access_index));
-
-struct bpf_prog {
-	struct bpf_prog_aux *aux;
-} __attribute__((preserve_access_index));
-
 struct perf_event_attr {
 	__u32 type;
 	__u64 config;
