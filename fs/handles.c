@@ -27,6 +27,13 @@ void handle_table_init(struct handle_table *t)
 
 void handle_table_free(struct handle_table *t)
 {
+	uint32_t i;
+
+	/* handles still open when the session ended (a lazy unmount, a
+	 * signal): their readers get no RELEASE, so their objects go here */
+	for (i = 0; i < t->nslots; i++)
+		if (t->slots[i].obj)
+			t->slots[i].destroy(t->slots[i].obj);
 	free(t->slots);
 	t->slots = NULL;
 	t->nslots = 0;

@@ -31,7 +31,11 @@ struct handle_table {
 /** handle_table_init() - an empty table */
 void handle_table_init(struct handle_table *t);
 
-/** handle_table_free() - free the table: no request uses it any more */
+/**
+ * handle_table_free() - free the table and the objects of handles still
+ * open (their readers get no RELEASE once the session ended); no request
+ * uses it any more
+ */
 void handle_table_free(struct handle_table *t);
 
 /**

@@ -510,13 +510,14 @@ static void daemon_free(struct daemon *d)
 {
 	if (d->se)
 		fuse_session_destroy(d->se);
+	/* before the hubs: an open stream's close needs its hub */
+	handle_table_free(&d->handles);
 	event_hub_free(d->events);
 	top_hub_free(d->top);
 	stats_switch_close(d->stats);
 	bare_perf_close(d->attached);
 	owned_close(d->owned);
 	handoff_free(&d->handoff);
-	handle_table_free(&d->handles);
 	error_log_free(d->errors);
 	free(d->pin_dir);
 }
