@@ -109,7 +109,7 @@ void *handle_get(struct handle_table *t, uint64_t fh)
 	return obj;
 }
 
-uint64_t handle_find(struct handle_table *t,
+uint64_t handle_find(struct handle_table *t, void (*destroy)(void *obj),
 		     bool (*match)(const void *obj, const void *arg),
 		     const void *arg, void **obj)
 {
@@ -120,7 +120,8 @@ uint64_t handle_find(struct handle_table *t,
 	for (i = 0; i < t->nslots && !fh; i++) {
 		struct handle *h = &t->slots[i];
 
-		if (h->obj && h->open && match(h->obj, arg)) {
+		if (h->obj && h->open && h->destroy == destroy &&
+		    match(h->obj, arg)) {
 			h->users++;
 			*obj = h->obj;
 			fh = (uint64_t)h->gen << 32 | (i + 1);

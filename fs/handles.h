@@ -54,14 +54,16 @@ void *handle_get(struct handle_table *t, uint64_t fh);
 void handle_put(struct handle_table *t, uint64_t fh);
 
 /**
- * handle_find() - an open handle whose object @match accepts, taken as
- * handle_get() takes one (give it back with handle_put())
+ * handle_find() - an open handle of one kind whose object @match accepts,
+ * taken as handle_get() takes one (give it back with handle_put())
+ * @destroy: the kind: only handles made with this destroy function are
+ *           asked (the table holds objects of several types)
  * @match: called under the table's lock; must not take it
  * @obj: out, the object
  * Return: the handle's fh, or 0 when no open handle matches. A walk of the
  * whole table: for rare paths only.
  */
-uint64_t handle_find(struct handle_table *t,
+uint64_t handle_find(struct handle_table *t, void (*destroy)(void *obj),
 		     bool (*match)(const void *obj, const void *arg),
 		     const void *arg, void **obj);
 

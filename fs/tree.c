@@ -381,6 +381,10 @@ static off_t handle_size(fuse_req_t req, struct fuse_file_info *fi,
 	return size;
 }
 
+static void open_file_free(void *obj);
+
+/* Is @obj (a struct open_file: handle_find() asks only those) open on @ino
+ * and holding a value? */
 static bool opened_on(const void *obj, const void *ino)
 {
 	const struct open_file *of = obj;
@@ -400,7 +404,8 @@ static int open_handle_stat(fuse_req_t req, fuse_ino_t ino, struct stat *st)
 {
 	struct handle_table *ht = req_handles(req);
 	struct open_file *of;
-	uint64_t fh = handle_find(ht, opened_on, &ino, (void **)&of);
+	uint64_t fh =
+		handle_find(ht, open_file_free, opened_on, &ino, (void **)&of);
 
 	if (!fh)
 		return -ENOENT;
