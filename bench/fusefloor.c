@@ -36,6 +36,8 @@
 static const char *const file_names[] = {
 	"type",		  "name",   "offset", "cookie", "prog_id", "prog_name",
 	"ref_ctr_offset", "symbol", "spare0", "spare1", "spare2",  "spare3",
+	"spare4",	  "spare5", "spare6", "spare7", "spare8",  "spare9",
+	"spare10",	  "spare11", "spare12", "spare13", "spare14", "spare15",
 };
 #define MAX_FILES (sizeof(file_names) / sizeof(file_names[0]))
 static const char *const table_names[] = {"links", "links.json"};

@@ -20,6 +20,7 @@
 #include "owned.h"
 #include "counter_load.h"
 #include "fmt.h"
+#include "sbuf.h"
 #include "link_ids.h"
 #include "fixed_fields.h"
 #include "link_list.h"
@@ -296,6 +297,33 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 	return total > INT_MAX ? -E2BIG : (int)total;
 }
 
+/* pinned in links.json: the paths themselves as JSON strings */
+static int json_pinned(const struct link_view *v, struct sbuf *s)
+{
+	struct pin_index own = {0};
+	const struct pin_index *idx = v->pins;
+	size_t first = 0, n, i;
+	int err;
+
+	if (!idx) {
+		err = pin_index_build_link(&own, v->f.id);
+		if (err)
+			return err;
+		idx = &own;
+	}
+	n = pin_index_find(idx, v->f.id, &first);
+	sbuf_put(s, "[", 1);
+	for (i = 0; i < n; i++) {
+		const char *path = idx->v[first + i].path;
+
+		sbuf_put(s, ",", i ? 1 : 0);
+		sbuf_put_json_string(s, path, strlen(path));
+	}
+	sbuf_put(s, "]", 1);
+	pin_index_free(&own);
+	return 0;
+}
+
 /*
  * The processes holding an fd of it, read now (or once for the table; a
  * file of one link asks the kernel for that link's alone).
@@ -421,7 +449,7 @@ const struct link_file link_files[] = {
 	 render_funcs, NULL},
 	{"pid", K_UPROBE_MULTI, LF_MAYBE, JSON_NUMBER, render_pid, NULL},
 	{"pids", K_EVERY, LF_LIVE, JSON_PIDS, render_pids, NULL},
-	{"pinned", K_EVERY, LF_LIVE, JSON_LINES, render_pinned, NULL},
+	{"pinned", K_EVERY, LF_LIVE, JSON_CUSTOM, render_pinned, json_pinned},
 	{"holders", K_EVERY, LF_LIVE, JSON_NONE, render_holders, NULL},
 	{"spec", K_EVERY, LF_OWNED, JSON_STRING, render_spec, NULL},
 	{"hits", K_EVERY, LF_BUILTIN | LF_LIVE, JSON_NUMBER, render_hits, NULL},
@@ -440,6 +468,8 @@ const struct link_file link_files[] = {
 	 JSON_NONE, render_stacks, NULL},
 };
 const size_t link_file_count = ARRAY_SIZE(link_files);
+_Static_assert(ARRAY_SIZE(link_files) <= LINK_FILES_MAX,
+	       "LINK_FILES_MAX is what the tables' row plan holds");
 
 long link_target_count(const struct link_view *v)
 {

@@ -44,20 +44,19 @@ int link_view_load(struct owned *reg, __u32 id, struct link_view *v);
 int link_view_load_listed(struct owned *reg, __u32 id, struct link_view *v);
 
 /*
- * How a file goes into links.json: a string, a number, an array of
- * strings (one per line), the pids array ([{"pid": N, "comm": "..."}] from
- * `PID<TAB>COMM` lines), or not at all
+ * How a file goes into links.json: a string, a number, the pids array
+ * ([{"pid": N, "comm": "..."}] with where they run), or not at all
  */
 enum json_kind {
 	JSON_STRING,
 	JSON_NUMBER,
 	JSON_NONE,
-	JSON_LINES,
 	JSON_PIDS,
 	/* a table with a header line (funcs): an array of objects keyed by
 	 * the lower-cased column names; all-digit values as numbers */
 	JSON_TABLE,
-	/* the file's json() writes the value (latency, hits_by) */
+	/* the file's json_render() writes the value (pinned, latency,
+	 * hits_by) */
 	JSON_CUSTOM,
 };
 
@@ -107,6 +106,9 @@ struct link_file {
 #define LF_LATENCY (1u << 11)
 #define LF_HITS_BY (1u << 12)
 #define LF_STACKS (1u << 13)
+
+/* link_files[] has at most this many entries (render.c checks it) */
+#define LINK_FILES_MAX 48
 
 extern const struct link_file link_files[];
 extern const size_t link_file_count;

@@ -24,8 +24,8 @@
 
 /*
  * Render file @i of @v without its newline into @buf, or, when longer
- * than @len, into *@big (the caller frees it); NULL if it does not apply.
- * An empty value (pids, pinned) counts only where it is a list.
+ * than @len, into *@big (the caller frees it); NULL if it does not apply
+ * or is empty.
  */
 static const char *value_of(size_t i, const struct link_view *v, char *buf,
 			    size_t len, size_t *n, char **big)
@@ -37,14 +37,33 @@ static const char *value_of(size_t i, const struct link_view *v, char *buf,
 		r = link_file_render_alloc(i, v, big);
 		p = *big;
 	}
-	if (r < 0 || (r == 0 && link_files[i].json != JSON_LINES &&
-		      link_files[i].json != JSON_PIDS))
+	if (r <= 0)
 		return NULL;
 	*n = r;
 	if (*n && p[*n - 1] == '\n')
 		(*n)--;
 	return p;
 }
+
+/*
+ * What a row of one read visits, worked out once per read rather than per
+ * link: for each view, the files of link_files[] whose kinds include it
+ * and that go into links.json, with their keys as written (`,"name":`);
+ * and the indices of the `links` columns. A view shows a third of the
+ * files, and the per-link cost of a table is what its rows do.
+ */
+struct row_plan {
+	unsigned char n[VIEW_KIND_COUNT];
+	unsigned char files[VIEW_KIND_COUNT][LINK_FILES_MAX];
+	char key[LINK_FILES_MAX][40];
+	unsigned char key_len[LINK_FILES_MAX];
+	size_t cols[7];
+	char *buf; /* a value's render, @len bytes */
+	size_t len;
+};
+
+static const char *const table_cols[] = {"type",   "name",   "offset", "addr",
+					 "config", "cookie", "prog_id"};
 
 static size_t file_index(const char *name)
 {
@@ -56,23 +75,43 @@ static size_t file_index(const char *name)
 	return SIZE_MAX;
 }
 
-static void table_row(struct sbuf *s, const struct link_view *v, char *buf,
-		      size_t len)
+static void row_plan_init(struct row_plan *p)
 {
-	static const char *const cols[] = {"type",   "name",   "offset", "addr",
-					   "config", "cookie", "prog_id"};
+	unsigned int view;
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(table_cols); i++)
+		p->cols[i] = file_index(table_cols[i]);
+	for (i = 0; i < link_file_count; i++) {
+		n = snprintf(p->key[i], sizeof(p->key[i]), ",\"%s\":",
+			     link_files[i].name);
+		p->key_len[i] = n > 0 && (size_t)n < sizeof(p->key[i]) ? n : 0;
+	}
+	for (view = 0; view < VIEW_KIND_COUNT; view++) {
+		p->n[view] = 0;
+		for (i = 0; i < link_file_count; i++)
+			if (link_files[i].kinds & VIEW_BIT(view) &&
+			    link_files[i].json != JSON_NONE)
+				p->files[view][p->n[view]++] = i;
+	}
+}
+
+static void table_row(struct sbuf *s, const struct link_view *v,
+		      const struct row_plan *p)
+{
 	size_t c, n;
 	long count = link_target_count(v);
 
 	sbuf_put_u64(s, v->f.id);
-	for (c = 0; c < ARRAY_SIZE(cols); c++) {
+	for (c = 0; c < ARRAY_SIZE(table_cols); c++) {
 		char *big = NULL;
-		const char *p =
-			value_of(file_index(cols[c]), v, buf, len, &n, &big);
+		const char *val = value_of(p->cols[c], v, p->buf, p->len, &n,
+					   &big);
 
 		sbuf_put(s, "\t", 1);
-		if (p)
-			sbuf_put_table_value(s, p, n);
+		if (val)
+			sbuf_put_table_value(s, val, n);
 		else
 			sbuf_put(s, "-", 1);
 		free(big);
@@ -96,64 +135,6 @@ static void put_json_cell(struct sbuf *s, const char *v, size_t n)
 		sbuf_put(s, v, n);
 	else
 		sbuf_put_json_string(s, v, n);
-}
-
-/*
- * A value of a `pids` or `pinned` line, where the renderer wrote a tab,
- * newline or backslash as \t, \n, \\: as a JSON string of the bytes
- * themselves (a comm or pin name may hold any of them).
- */
-static void put_json_unescaped(struct sbuf *s, const char *v, size_t n)
-{
-	char raw[2 * PATH_MAX];
-	size_t i, k = 0;
-
-	if (n > sizeof(raw)) {
-		sbuf_put_json_string(s, v, n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		char c = v[i];
-
-		if (c == '\\' && i + 1 < n && strchr("tn\\", v[i + 1])) {
-			i++;
-			c = v[i] == 't' ? '\t' : v[i] == 'n' ? '\n' : '\\';
-		}
-		raw[k++] = c;
-	}
-	sbuf_put_json_string(s, raw, k);
-}
-
-/*
- * Lines as a JSON array: `PATH` lines as strings (pinned), or
- * `PID<TAB>COMM` lines as [{"pid": N, "comm": "..."}] as bpftool -j
- * writes them (pids, @pids true).
- */
-static void put_json_lines(struct sbuf *s, const char *v, size_t n, bool pids)
-{
-	const char *end = v + n, *nl, *tab;
-	bool first = true;
-
-	sbuf_put(s, "[", 1);
-	for (; v < end; v = nl + 1) {
-		nl = memchr(v, '\n', end - v);
-		nl = nl ? nl : end;
-		tab = pids ? memchr(v, '\t', nl - v) : NULL;
-		if (pids && !tab)
-			continue;
-		sbuf_put(s, ",", first ? 0 : 1);
-		first = false;
-		if (!pids) {
-			put_json_unescaped(s, v, nl - v);
-			continue;
-		}
-		sbuf_put(s, "{\"pid\":", 7);
-		put_json_cell(s, v, tab - v);
-		sbuf_put(s, ",\"comm\":", 8);
-		put_json_unescaped(s, tab + 1, nl - tab - 1);
-		sbuf_put(s, "}", 1);
-	}
-	sbuf_put(s, "]", 1);
 }
 
 /* A header line and rows, tab-separated, as an array of objects keyed by
@@ -191,75 +172,99 @@ static void put_json_table(struct sbuf *s, const char *v, size_t n)
 	sbuf_put(s, "]", 1);
 }
 
-/* "name":VALUE of a JSON_CUSTOM file, when it applies and reads */
-static void json_custom(struct sbuf *s, size_t i, const struct link_view *v)
+/*
+ * `,"name":` of file @i: the key's whole slot is copied, a size the
+ * compiler moves in a few registers, and the text end kept
+ */
+static void put_key(struct sbuf *s, const struct row_plan *plan, size_t i)
 {
-	struct sbuf val = {0};
-	size_t n;
-	char *p;
-
-	if (!link_file_applies(i, v) ||
-	    link_files[i].json_render(v, &val) < 0) {
-		free(val.p);
+	if (s->len + sizeof(plan->key[i]) >= s->cap)
+		sbuf_reserve(s, sizeof(plan->key[i]));
+	if (s->oom)
 		return;
-	}
-	p = sbuf_finish(&val, &n);
-	if (!p)
-		return;
-	sbuf_put(s, ",\"", 2);
-	sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
-	sbuf_put(s, "\":", 2);
-	sbuf_put(s, p, n);
-	free(p);
+	memcpy(s->p + s->len, plan->key[i], sizeof(plan->key[i]));
+	s->len += plan->key_len[i];
 }
 
-static void json_object(struct sbuf *s, const struct link_view *v, char *buf,
-			size_t len)
+/* "name":VALUE of a JSON_CUSTOM file, when it applies and reads */
+static void json_custom(struct sbuf *s, size_t i, const struct link_view *v,
+			const struct row_plan *plan)
 {
-	size_t i, n;
+	size_t mark = s->len;
+
+	if (!link_file_applies(i, v))
+		return;
+	put_key(s, plan, i);
+	/* a value that cannot be read is left out, key and all */
+	if (link_files[i].json_render(v, s) < 0 && !s->oom)
+		s->len = mark;
+}
+
+/* "name":VALUE of file @i, as its json kind says, when it applies */
+static void json_member(struct sbuf *s, size_t i, const struct link_view *v,
+			const struct row_plan *plan)
+{
+	enum json_kind kind = link_files[i].json;
+	char *big = NULL;
+	const char *p;
+	size_t n;
+
+	p = value_of(i, v, plan->buf, plan->len, &n, &big);
+	if (!p)
+		return;
+	put_key(s, plan, i);
+	if (kind == JSON_NUMBER)
+		sbuf_put(s, p, n);
+	else if (kind == JSON_TABLE)
+		put_json_table(s, p, n);
+	else
+		sbuf_put_json_string(s, p, n);
+	free(big);
+}
+
+static void json_object(struct sbuf *s, const struct link_view *v,
+			const struct row_plan *plan)
+{
+	unsigned int view = v->f.view < VIEW_KIND_COUNT ? v->f.view : 0;
+	size_t k, i;
 
 	sbuf_put(s, "{\"id\":", 6);
 	sbuf_put_u64(s, v->f.id);
-	for (i = 0; i < link_file_count; i++) {
-		char *big = NULL;
-		const char *p;
-
-		if (link_files[i].json == JSON_PIDS) {
+	for (k = 0; k < plan->n[view]; k++) {
+		i = plan->files[view][k];
+		if (link_files[i].json == JSON_PIDS)
 			/* its holders with where they run; left out, as
 			 * any value, when they cannot be read */
-			link_pids_json(s, v, ",\"pids\":");
-			continue;
-		}
-		if (link_files[i].json == JSON_CUSTOM) {
-			json_custom(s, i, v);
-			continue;
-		}
-		p = link_files[i].json == JSON_NONE
-			    ? NULL
-			    : value_of(i, v, buf, len, &n, &big);
-
-		if (!p)
-			continue;
-		sbuf_put(s, ",\"", 2);
-		sbuf_put(s, link_files[i].name, strlen(link_files[i].name));
-		sbuf_put(s, "\":", 2);
-		if (link_files[i].json == JSON_NUMBER)
-			sbuf_put(s, p, n);
-		else if (link_files[i].json == JSON_LINES ||
-			 link_files[i].json == JSON_PIDS)
-			put_json_lines(s, p, n,
-				       link_files[i].json == JSON_PIDS);
-		else if (link_files[i].json == JSON_TABLE)
-			put_json_table(s, p, n);
+			link_pids_json(s, v, plan->key[i]);
+		else if (link_files[i].json == JSON_CUSTOM)
+			json_custom(s, i, v, plan);
 		else
-			sbuf_put_json_string(s, p, n);
-		free(big);
+			json_member(s, i, v, plan);
 	}
 	sbuf_put(s, "}", 1);
 }
 
-typedef void (*row_fn)(struct sbuf *s, const struct link_view *v, char *buf,
-		       size_t len);
+typedef void (*row_fn)(struct sbuf *s, const struct link_view *v,
+		       const struct row_plan *plan);
+
+/*
+ * Every link, read once, handed to @row; links gone meanwhile skip.
+ * @lists: read every link's pins (and holders) once for the table
+ */
+/*
+ * Link @id's entry in @progs (sorted by link id, as the iterator walks
+ * them): rows come in id order too, so @at moves forward only and the
+ * search is a step, not a bisection per row.
+ */
+static const struct link_prog *prog_of(const struct link_prog *progs, int np,
+				       int *at, __u32 id)
+{
+	while (*at < np && progs[*at].link_id < id)
+		(*at)++;
+	if (*at < np && progs[*at].link_id == id)
+		return &progs[*at];
+	return np > 0 ? link_prog_find(progs, np, id) : NULL;
+}
 
 /*
  * Every link, read once, handed to @row; links gone meanwhile skip.
@@ -269,20 +274,27 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 			 const struct reader *r, row_fn row, const char *sep,
 			 bool lists)
 {
-	size_t buflen = 2 * PATH_MAX;
+	struct row_plan *plan = malloc(sizeof(*plan));
 	struct link_view *v = malloc(sizeof(*v));
-	char *buf = malloc(buflen);
 	struct pin_index pins = {0};
 	struct holder_index holders = {0};
 	__u32 *ids = NULL;
 	struct link_prog *progs = NULL;
 	const struct link_prog *lp;
 	struct prog_stats stats;
-	int n, i, np = 0, rows = 0;
+	int n, i, np = 0, at = 0, rows = 0;
 
-	n = v && buf ? 0 : -ENOMEM;
-	if (!n && lists)
-		n = pin_index_build(&pins);
+	n = v && plan ? 0 : -ENOMEM;
+	if (!n) {
+		plan->len = 2 * PATH_MAX;
+		plan->buf = malloc(plan->len);
+		n = plan->buf ? 0 : -ENOMEM;
+	}
+	if (!n) {
+		row_plan_init(plan);
+		if (lists)
+			n = pin_index_build(&pins);
+	}
 	if (!n && lists)
 		n = holder_index_build(&holders, owned_task_files(reg));
 	/* the ids with every program's statistics, from one walk of the
@@ -291,6 +303,9 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		n = listed_links_progs(reg, &ids, &progs, &np);
 	else if (!n)
 		n = listed_link_ids(reg, &ids);
+	/* room for the whole text at once: a row is ~250 bytes in JSON */
+	if (n > 0)
+		sbuf_reserve(s, (size_t)n * (lists ? 320 : 96));
 	for (i = 0; i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
 			continue;
@@ -298,20 +313,22 @@ static int for_each_link(struct owned *reg, struct sbuf *s,
 		v->pins = lists ? &pins : NULL;
 		v->holders = lists ? &holders : NULL;
 		/* the three prog_* values from one read of the program */
-		lp = np > 0 ? link_prog_find(progs, np, ids[i]) : NULL;
+		lp = prog_of(progs, np, &at, ids[i]);
 		if (lp && lp->has_stats && lp->prog_id == v->f.prog_id)
 			v->stats = &lp->stats;
 		else if (lists && !prog_stats_read(v->f.prog_id, &stats))
 			v->stats = &stats;
 		if (rows++)
 			sbuf_put(s, sep, strlen(sep));
-		row(s, v, buf, buflen);
+		row(s, v, plan);
 	}
 	pin_index_free(&pins);
 	holder_index_free(&holders);
 	free(progs);
 	free(ids);
-	free(buf);
+	if (plan)
+		free(plan->buf);
+	free(plan);
 	free(v);
 	return n < 0 ? n : 0;
 }
