@@ -7,7 +7,9 @@
  *
  * Usage: fusefloor [FUSE options] MOUNTPOINT
  *	-o ndirs=N        directories named 1 .. N (default 1000)
- *	-o nfiles=K       files in each, named as a uprobe link's (default 8)
+ *	-o nfiles=K       files in each (default 8, at most 24): named as a
+ *	                  uprobe link's, then spare0, spare1, ...; the
+ *	                  benchmarks give as many as the link they read shows
  *	-o table=BYTES    size of the root files links and links.json
  *	-o timeout=SEC    entry and attribute timeout (default 0, the same
  *	                  "always current" contract as bpflinkfs)

@@ -327,7 +327,10 @@ run_foreign() {
 	dirs=$(ls "$d" | grep -c '^[0-9]')
 	size=$(wc -c <"$d/links.json")
 	rec "$n.dirs" "$dirs"
-	mount_fs "$f" "$bin/fusefloor" -o "ndirs=$dirs,nfiles=8,table=$size"
+	# the floor's directories hold as many files as the link grep reads
+	nfiles=$(ls "$d/$one" | wc -l)
+	rec "$n.one_files" "$nfiles"
+	mount_fs "$f" "$bin/fusefloor" -o "ndirs=$dirs,nfiles=$nfiles,table=$size"
 	fpid=$fs_pid
 	listing_cmds "$n.f" "$f" 1
 	placement "$n.d" "$dpid" "$d"

@@ -108,8 +108,11 @@ echo "one link's files and links.json: $links links on the host ($n pinned" \
 	"software events of the set), link $id held by mklinks, $reps reps"
 echo "date $(date -u '+%Y-%m-%d %H:%M'), kernel $(uname -r), load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-28s %-11s %9s %10s\n' server command "CPU us" "syscalls"
+nfiles=8
 for d in "${daemons[@]}"; do
 	pid=$(mount_server "$d")
+	# the floor's directories: as many files as the held link shows
+	nfiles=$(ls "$mnt/$id" | wc -l)
 	measure "$(basename "$(dirname "$(dirname "$(dirname "$d")")")")" "$pid" "$id"
 	fusermount3 -u "$mnt"
 	wait "$pid" 2>/dev/null
@@ -145,7 +148,7 @@ for d in "${daemons[@]}"; do
 		rm -f "$tmp"/cg.*
 	fi
 done
-pid=$(mount_server "$tmp/fusefloor" -o "ndirs=$((links)),nfiles=8,table=$((links * 300))")
+pid=$(mount_server "$tmp/fusefloor" -o "ndirs=$((links)),nfiles=$nfiles,table=$((links * 300))")
 measure "FUSE floor" "$pid" 1
 fusermount3 -u "$mnt"
 wait "$pid" 2>/dev/null

@@ -36,10 +36,10 @@
 static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 		     bool verify)
 {
-	int err;
+	int own = owned_look(reg, id, &v->own), err;
 
 	/* the daemon's own iterator links stay hidden */
-	if (owned_is_dying(reg, id) || link_list_hidden(owned_link_list(reg), id))
+	if (own < 0 || link_list_hidden(owned_link_list(reg), id))
 		return -ENOENT;
 	err = fixed_fields_get(id, &v->f, verify);
 	if (err)
@@ -48,7 +48,7 @@ static int view_load(struct owned *reg, __u32 id, struct link_view *v,
 	v->holders = NULL;
 	v->stats = NULL;
 	v->reg = reg;
-	v->owned = owned_get(reg, id, &v->own) == 0;
+	v->owned = own == 1;
 	if (v->owned && !link_features()->perf_link_info &&
 	    v->f.link_type == LINK_TYPE_PERF_EVENT) {
 		__u32 prog_id = v->f.prog_id;
@@ -232,9 +232,15 @@ static int render_prog_id(const struct link_view *v, char *buf, size_t len)
 static int render_prog_name(const struct link_view *v, char *buf, size_t len)
 {
 	char name[PROG_NAME_MAX];
-	int err =
-		fixed_fields_prog_name(v->f.id, v->f.prog_id, name, sizeof(name));
+	int err;
 
+	/* a table read the kernel's name with the program's statistics */
+	if (v->stats)
+		err = prog_full_name(v->f.prog_id, v->stats->name, name,
+				     sizeof(name));
+	else
+		err = fixed_fields_prog_name(v->f.id, v->f.prog_id, name,
+					     sizeof(name));
 	return err ? err : fmt_line(buf, len, name);
 }
 

@@ -21,6 +21,7 @@
 #include "prog_stats.h"
 #include "sbuf.h"
 #include "render_holders.h"
+#include "table_rows.h"
 
 /*
  * Render file @i of @v without its newline into @buf, or, when longer
@@ -58,8 +59,6 @@ struct row_plan {
 	char key[LINK_FILES_MAX][40];
 	unsigned char key_len[LINK_FILES_MAX];
 	size_t cols[7];
-	char *buf; /* a value's render, @len bytes */
-	size_t len;
 };
 
 static const char *const table_cols[] = {"type",   "name",   "offset", "addr",
@@ -98,16 +97,17 @@ static void row_plan_init(struct row_plan *p)
 }
 
 static void table_row(struct sbuf *s, const struct link_view *v,
-		      const struct row_plan *p)
+		      const void *arg, char *buf)
 {
-	size_t c, n;
+	const struct row_plan *plan = arg;
+	size_t col, n;
 	long count = link_target_count(v);
 
 	sbuf_put_u64(s, v->f.id);
-	for (c = 0; c < ARRAY_SIZE(table_cols); c++) {
+	for (col = 0; col < ARRAY_SIZE(table_cols); col++) {
 		char *big = NULL;
-		const char *val = value_of(p->cols[c], v, p->buf, p->len, &n,
-					   &big);
+		const char *val = value_of(plan->cols[col], v, buf,
+					   TABLE_VALUE_MAX, &n, &big);
 
 		sbuf_put(s, "\t", 1);
 		if (val)
@@ -202,14 +202,14 @@ static void json_custom(struct sbuf *s, size_t i, const struct link_view *v,
 
 /* "name":VALUE of file @i, as its json kind says, when it applies */
 static void json_member(struct sbuf *s, size_t i, const struct link_view *v,
-			const struct row_plan *plan)
+			const struct row_plan *plan, char *buf)
 {
 	enum json_kind kind = link_files[i].json;
 	char *big = NULL;
 	const char *p;
 	size_t n;
 
-	p = value_of(i, v, plan->buf, plan->len, &n, &big);
+	p = value_of(i, v, buf, TABLE_VALUE_MAX, &n, &big);
 	if (!p)
 		return;
 	put_key(s, plan, i);
@@ -223,8 +223,9 @@ static void json_member(struct sbuf *s, size_t i, const struct link_view *v,
 }
 
 static void json_object(struct sbuf *s, const struct link_view *v,
-			const struct row_plan *plan)
+			const void *arg, char *buf)
 {
+	const struct row_plan *plan = arg;
 	unsigned int view = v->f.view < VIEW_KIND_COUNT ? v->f.view : 0;
 	size_t k, i;
 
@@ -239,98 +240,33 @@ static void json_object(struct sbuf *s, const struct link_view *v,
 		else if (link_files[i].json == JSON_CUSTOM)
 			json_custom(s, i, v, plan);
 		else
-			json_member(s, i, v, plan);
+			json_member(s, i, v, plan, buf);
 	}
 	sbuf_put(s, "}", 1);
 }
 
-typedef void (*row_fn)(struct sbuf *s, const struct link_view *v,
-		       const struct row_plan *plan);
-
-/*
- * Every link, read once, handed to @row; links gone meanwhile skip.
- * @lists: read every link's pins (and holders) once for the table
- */
-/*
- * Link @id's entry in @progs (sorted by link id, as the iterator walks
- * them): rows come in id order too, so @at moves forward only and the
- * search is a step, not a bisection per row.
- */
-static const struct link_prog *prog_of(const struct link_prog *progs, int np,
-				       int *at, __u32 id)
-{
-	while (*at < np && progs[*at].link_id < id)
-		(*at)++;
-	if (*at < np && progs[*at].link_id == id)
-		return &progs[*at];
-	return np > 0 ? link_prog_find(progs, np, id) : NULL;
-}
-
-/*
- * Every link, read once, handed to @row; links gone meanwhile skip.
- * @lists: read every link's pins (and holders) once for the table
- */
-static int for_each_link(struct owned *reg, struct sbuf *s,
-			 const struct reader *r, row_fn row, const char *sep,
-			 bool lists)
+/* Every link in rows of @row, with the plan of this read */
+static int table_rows(struct owned *reg, struct sbuf *s,
+		      const struct reader *r, row_fn row, const char *sep,
+		      bool lists)
 {
 	struct row_plan *plan = malloc(sizeof(*plan));
-	struct link_view *v = malloc(sizeof(*v));
-	struct pin_index pins = {0};
-	struct holder_index holders = {0};
-	__u32 *ids = NULL;
-	struct link_prog *progs = NULL;
-	const struct link_prog *lp;
-	struct prog_stats stats;
-	int n, i, np = 0, at = 0, rows = 0;
+	struct table_read t = {
+		.reg = reg,
+		.reader = r,
+		.row = row,
+		.plan = plan,
+		.sep = sep,
+		.lists = lists,
+	};
+	int err = -ENOMEM;
 
-	n = v && plan ? 0 : -ENOMEM;
-	if (!n) {
-		plan->len = 2 * PATH_MAX;
-		plan->buf = malloc(plan->len);
-		n = plan->buf ? 0 : -ENOMEM;
-	}
-	if (!n) {
+	if (plan) {
 		row_plan_init(plan);
-		if (lists)
-			n = pin_index_build(&pins);
+		err = table_read(&t, s);
 	}
-	if (!n && lists)
-		n = holder_index_build(&holders, owned_task_files(reg));
-	/* the ids with every program's statistics, from one walk of the
-	 * links where the iterators load; else each program on its own */
-	if (!n && lists)
-		n = listed_links_progs(reg, &ids, &progs, &np);
-	else if (!n)
-		n = listed_link_ids(reg, &ids);
-	/* room for the whole text at once: a row is ~250 bytes in JSON */
-	if (n > 0)
-		sbuf_reserve(s, (size_t)n * (lists ? 320 : 96));
-	for (i = 0; i < n; i++) {
-		if (link_view_load_listed(reg, ids[i], v))
-			continue;
-		v->reader = r;
-		v->pins = lists ? &pins : NULL;
-		v->holders = lists ? &holders : NULL;
-		/* the three prog_* values from one read of the program */
-		lp = prog_of(progs, np, &at, ids[i]);
-		if (lp && lp->has_stats && lp->prog_id == v->f.prog_id)
-			v->stats = &lp->stats;
-		else if (lists && !prog_stats_read(v->f.prog_id, &stats))
-			v->stats = &stats;
-		if (rows++)
-			sbuf_put(s, sep, strlen(sep));
-		row(s, v, plan);
-	}
-	pin_index_free(&pins);
-	holder_index_free(&holders);
-	free(progs);
-	free(ids);
-	if (plan)
-		free(plan->buf);
 	free(plan);
-	free(v);
-	return n < 0 ? n : 0;
+	return err;
 }
 
 char *render_links_table(struct owned *reg, const struct reader *r, size_t *len)
@@ -341,7 +277,7 @@ char *render_links_table(struct owned *reg, const struct reader *r, size_t *len)
 	sbuf_printf(
 		&s,
 		"ID\tTYPE\tNAME\tOFFSET\tADDR\tCONFIG\tCOOKIE\tPROG_ID\tCOUNT\n");
-	err = for_each_link(reg, &s, r, table_row, "", false);
+	err = table_rows(reg, &s, r, table_row, "", false);
 	if (err) {
 		free(s.p);
 		errno = -err;
@@ -356,7 +292,7 @@ char *render_links_json(struct owned *reg, const struct reader *r, size_t *len)
 	int err;
 
 	sbuf_put(&s, "[", 1);
-	err = for_each_link(reg, &s, r, json_object, ",\n", true);
+	err = table_rows(reg, &s, r, json_object, ",\n", true);
 	sbuf_put(&s, "]\n", 2);
 	if (err) {
 		free(s.p);

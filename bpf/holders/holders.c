@@ -36,6 +36,22 @@ int holder_index_wrap(struct holder_index *idx, struct link_holder *v, size_t n)
 	return 0;
 }
 
+int holder_index_share(const struct holder_index *idx,
+		       struct holder_index *out)
+{
+	*out = *idx;
+	out->places = calloc(1, sizeof(*out->places));
+	return out->places ? 0 : -ENOMEM;
+}
+
+void holder_index_unshare(struct holder_index *idx)
+{
+	if (idx->places)
+		cgroup_cache_free(idx->places);
+	free(idx->places);
+	memset(idx, 0, sizeof(*idx));
+}
+
 const struct cgroup_place *holder_place(const struct holder_index *idx,
 					__u32 pid)
 {

@@ -48,6 +48,19 @@ int holder_index_wrap(struct holder_index *idx, struct link_holder *v,
 		      size_t n);
 
 /**
+ * holder_index_share() - @idx for another thread: the same holders (read,
+ * never copied), with a cgroup cache of its own, since holder_place()
+ * fills the cache as it is asked
+ * @out: out; free with holder_index_unshare() before @idx is freed
+ * Return: 0, or -ENOMEM.
+ */
+int holder_index_share(const struct holder_index *idx,
+		       struct holder_index *out);
+
+/** holder_index_unshare() - free what holder_index_share() made */
+void holder_index_unshare(struct holder_index *idx);
+
+/**
  * holder_place() - where holder @pid runs: cgroup v2 path and container
  * (proc_cgroup.h), read from /proc/PID/cgroup once per index
  * Return: the place, or NULL on ENOMEM.

@@ -257,6 +257,25 @@ int owned_get(struct owned *o, __u32 id, struct owned_info *out)
 	return found ? 0 : -ENOENT;
 }
 
+int owned_look(struct owned *o, __u32 id, struct owned_info *out)
+{
+	struct dying_link *d;
+	bool found = false, dying = false;
+	size_t at = 0;
+
+	pthread_mutex_lock(&o->lock);
+	for (d = o->dying_head; d && !dying; d = d->next)
+		dying = d->id == id;
+	for (d = o->closing; d && !dying; d = d->next)
+		dying = d->id == id;
+	if (!dying)
+		at = owned_find(o, id, &found);
+	if (found)
+		owned_unpack(o->links[at], out);
+	pthread_mutex_unlock(&o->lock);
+	return dying ? -ENOENT : found;
+}
+
 bool owned_is_dying(struct owned *o, __u32 id)
 {
 	struct dying_link *d;

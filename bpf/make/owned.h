@@ -170,6 +170,15 @@ int owned_add(struct owned *o, const struct owned_info *info, int fd);
  */
 int owned_get(struct owned *o, __u32 id, struct owned_info *out);
 
+/**
+ * owned_look() - owned_is_dying() and owned_get() in one look, for a
+ * listing that asks both of every link
+ * @out: filled when this mount made link @id
+ * Return: 1 when this mount made it (@out filled), 0 when not, -ENOENT
+ * when it is being removed.
+ */
+int owned_look(struct owned *o, __u32 id, struct owned_info *out);
+
 /** owned_is_dying() - @id was removed and waits for the reaper */
 bool owned_is_dying(struct owned *o, __u32 id);
 
