@@ -87,7 +87,7 @@ skip() { echo "every.sh: SKIP: $*" >&2; exit 77; }
 note() { echo "every.sh: $*" >&2; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (BPF links, FUSE mounts)"
-for t in python3 gcc fusermount3 mountpoint readelf nm; do
+for t in python3 gcc pkg-config fusermount3 mountpoint readelf nm; do
 	command -v "$t" >/dev/null || skip "$t not found"
 done
 for f in "$daemon" "$mklinks"; do
@@ -113,6 +113,8 @@ kernel=$(uname -r)
 out=$here/results/every-$stamp-$kernel.txt
 work=$(mktemp -d /tmp/bpflinkfs-every.XXXXXX)
 mnt=$work/mnt
+floor_mnt=$work/floor
+floor_pid=
 pins=/sys/fs/bpf/bpflinkfs-every-$$
 tsv=$work/results.tsv
 : >"$tsv"
@@ -139,6 +141,7 @@ release_set() {
 cleanup() {
 	set +e
 	release_set
+	umount_floor
 	if mountpoint -q "$mnt" 2>/dev/null; then
 		fusermount3 -u "$mnt" || fusermount3 -uz "$mnt"
 	fi
@@ -341,11 +344,67 @@ run_json() {
 	paired "$n.json" "$n.bpftool" "cat $mnt/links.json" \
 		"LD_LIBRARY_PATH=$bpftool_lib $bpftool75 -j link show" \
 		"$n.floor" "cat $work/links$n.json"
+	# the same over the table `links` and over metrics.prom, each with a
+	# floor file of its own bytes
+	cp "$mnt/links" "$work/links$n.tab"
+	cp "$mnt/metrics.prom" "$work/metrics$n.prom"
+	cat "$work/links$n.tab" "$work/metrics$n.prom" >/dev/null
+	rec "$n.links_bytes" "$(wc -c <"$work/links$n.tab")"
+	rec "$n.prom_bytes" "$(wc -c <"$work/metrics$n.prom")"
+	paired "$n.links" "$n.links_bpftool" "cat $mnt/links" \
+		"LD_LIBRARY_PATH=$bpftool_lib $bpftool75 -j link show" \
+		"$n.links_floor" "cat $work/links$n.tab"
+	paired "$n.prom" "$n.prom_bpftool" "cat $mnt/metrics.prom" \
+		"LD_LIBRARY_PATH=$bpftool_lib $bpftool75 -j link show" \
+		"$n.prom_floor" "cat $work/metrics$n.prom"
+	run_onelink "$n"
 	umount_daemon
 	note "N=$n: releasing the set"
 	t0=$SECONDS
 	release_set
 	rec "$n.release_secs" "$((SECONDS - t0))"
+}
+
+# run_onelink N: `ls -l` and `grep -r .` of one held link's directory
+# against the same on the FUSE floor (bench/fusefloor.c) shaped like the
+# mount: as many directories, as many files in the one read, root tables
+# of links.json's size.
+run_onelink() {
+	local n=$1 id ndirs nfiles i
+	id=$(awk '/^[0-9]/ { print $1; exit }' "$work/set$n.2.out")
+	[ -d "$mnt/$id" ] || { echo "every.sh: held link $id not in the mount" >&2; exit 1; }
+	ndirs=$(find "$mnt" -mindepth 1 -maxdepth 1 -type d | wc -l)
+	nfiles=$(find "$mnt/$id" -mindepth 1 -maxdepth 1 | wc -l)
+	rec "$n.one_id" "$id"
+	rec "$n.one_type" "$(cat "$mnt/$id/type")"
+	rec "$n.one_nfiles" "$nfiles"
+	rec "$n.one_ndirs" "$ndirs"
+	mkdir -p "$floor_mnt"
+	"${pin[@]}" "$work/fusefloor" "$floor_mnt" -f \
+		-o "ndirs=$ndirs,nfiles=$nfiles,table=$(wc -c <"$work/links$n.json")" \
+		>/dev/null 2>>"$work/floor.log" &
+	floor_pid=$!
+	for i in $(seq 100); do
+		mountpoint -q "$floor_mnt" && break
+		sleep 0.1
+	done
+	mountpoint -q "$floor_mnt" ||
+		{ cat "$work/floor.log" >&2; echo "every.sh: the floor did not mount" >&2; exit 1; }
+	[ "$(find "$floor_mnt/1" -mindepth 1 -maxdepth 1 | wc -l)" = "$nfiles" ] ||
+		{ echo "every.sh: the floor's directory has not $nfiles files" >&2; exit 1; }
+	paired "$n.one_ls" "$n.one_ls_floor" "ls -l $mnt/$id" "ls -l $floor_mnt/1"
+	paired "$n.one_grep" "$n.one_grep_floor" "grep -r . $mnt/$id" \
+		"grep -r . $floor_mnt/1"
+	umount_floor
+}
+
+umount_floor() {
+	if mountpoint -q "$floor_mnt" 2>/dev/null; then
+		fusermount3 -u "$floor_mnt" || fusermount3 -uz "$floor_mnt"
+	fi
+	[ -n "$floor_pid" ] && wait "$floor_pid" 2>/dev/null
+	floor_pid=
+	return 0
 }
 
 # ---- part 2: glob creation against libbpf ----
@@ -451,6 +510,11 @@ cp "$daemon" "$work/bpflinkfs" # a rebuild meanwhile changes nothing
 daemon=$work/bpflinkfs
 load0=$(cut -d' ' -f1 /proc/loadavg)
 if part json; then
+	# the FUSE floor of one link's files, built as onelink.sh does
+	# shellcheck disable=SC2046 # pkg-config's flags are words
+	gcc -O2 $(pkg-config --cflags fuse3) -o "$work/fusefloor" \
+		"$here/fusefloor.c" $(pkg-config --libs fuse3) ||
+		{ echo "every.sh: fusefloor did not build" >&2; exit 1; }
 	for n in $sizes; do
 		run_json "$n"
 	done
@@ -500,6 +564,19 @@ for n in sizes.split():
              (n + ".bpftool", "bpftool -j link show, N=%s" % n)]
     if n + ".floor" in v:
         rows += [(n + ".floor", "cat of a regular file of the same bytes, N=%s" % n)]
+for n in sizes.split():
+    if n + ".links" not in v:
+        continue
+    rows += [(n + ".links", "cat links, N=%s" % n),
+             (n + ".links_bpftool", "bpftool -j link show (links rounds), N=%s" % n),
+             (n + ".links_floor", "cat of a file of links' bytes, N=%s" % n),
+             (n + ".prom", "cat metrics.prom, N=%s" % n),
+             (n + ".prom_bpftool", "bpftool -j link show (prom rounds), N=%s" % n),
+             (n + ".prom_floor", "cat of a file of metrics.prom's bytes, N=%s" % n),
+             (n + ".one_ls", "ls -l ID, N=%s" % n),
+             (n + ".one_ls_floor", "ls -l FLOOR/1 (fusefloor), N=%s" % n),
+             (n + ".one_grep", "grep -r . ID, N=%s" % n),
+             (n + ".one_grep_floor", "grep -r . FLOOR/1 (fusefloor), N=%s" % n)]
 if not gskip:
     rows += [("glob.ours", "control glob write, %s functions" % gn),
              ("glob.libbpf", "libbpf attach_uprobe_multi glob, %s" % gn)]
@@ -533,6 +610,26 @@ for n in sizes.split():
     print("links.json above the floor, N=%-2s %6.2f ms [%.2f..%.2f] "
           "(median of the per-round differences)" %
           (n, st.median(d) * 1e3, min(d) * 1e3, max(d) * 1e3))
+for n in sizes.split():
+    if n + ".links" not in v:
+        continue
+    # the table and the metrics against the same reference and floor:
+    # goal 0.5x at 1,000 links, 0.3x from 10,000 on
+    g = 0.3 if int(n) >= 10000 else 0.5
+    for k, name in (("links", "links"), ("prom", "metrics.prom")):
+        r = pr(n + "." + k, n + "." + k + "_bpftool")
+        print("%s / bpftool, N=%-*s %6.2fx [%.2f..%.2f]  %s" %
+              (name, max(0, 30 - len(name) - 14), n, *r, verdict(r[0], g, "<=")))
+        f = pr(n + "." + k + "_floor", n + "." + k + "_bpftool")
+        d = [x - y for x, y in zip(v[n + "." + k], v[n + "." + k + "_floor"])]
+        print("%s above the floor, N=%-*s %6.2f ms [%.2f..%.2f] "
+              "(median of the per-round differences; floor / bpftool %.2fx)" %
+              (name, max(0, 30 - len(name) - 20), n, st.median(d) * 1e3, min(d) * 1e3,
+               max(d) * 1e3, f[0]))
+    for k, name in (("one_ls", "ls -l ID"), ("one_grep", "grep -r . ID")):
+        r = pr(n + "." + k, n + "." + k + "_floor")
+        print("%s / fusefloor, N=%-*s %6.2fx [%.2f..%.2f]  %s" %
+              (name, max(0, 30 - len(name) - 16), n, *r, verdict(r[0], 1.3, "<=")))
 if gskip and not only:
     print("glob creation: SKIPPED: %s" % gskip)
 elif not gskip:
@@ -551,6 +648,14 @@ for n in sizes.split():
           (n, v[n + ".made"], v[n + ".set_secs"], v[n + ".in_json"],
            v[n + ".with_pids"], v[n + ".json_bytes"], v[n + ".json_total"],
            v[n + ".bpftool_total"], v[n + ".release_secs"]))
+for n in sizes.split():
+    if n + ".one_id" not in v:
+        continue
+    print("N=%s: links %s bytes, metrics.prom %s bytes; one link: %s (%s, "
+          "held by a process), %s files, the floor with %s directories of "
+          "%s files" % (n, v[n + ".links_bytes"], v[n + ".prom_bytes"],
+          v[n + ".one_id"], v[n + ".one_type"], v[n + ".one_nfiles"],
+          v[n + ".one_ndirs"], v[n + ".one_nfiles"]))
 if "funcs.ours" in v:
     print("funcs: count %s, %s lines; bpftool link show id: %s lines" %
           (v["funcs.count"], v["funcs.lines"], v["funcs.bpftool_lines"]))
