@@ -18,6 +18,20 @@
 #     the least any implementation can take (process start, open, read);
 #     the report says whether the goal is below it (floor / bpftool above
 #     0.5) and how far links.json is above it (ms).
+#     On the same set and mount, each in rounds of its own:
+#     - `cat MNT/links` (the tab-separated table) against the same bpftool
+#       command and its own floor (a regular file of links' bytes): rows
+#       "links / bpftool" (goal at most 0.5x at 1,000, 0.3x at 10,000) and
+#       "links above the floor" (ms, with floor / bpftool);
+#     - `cat MNT/metrics.prom` the same way: "metrics.prom / bpftool" (the
+#       same goals) and "metrics.prom above the floor";
+#     - one link's files: `ls -l MNT/ID` and `grep -r . MNT/ID` (ID: the
+#       first link of holder 2, a uprobe link held by a process) against
+#       the same commands on FLOOR/1 of the FUSE floor (bench/fusefloor.c,
+#       built here, mounted with -o ndirs=<directories in MNT>,
+#       nfiles=<files in MNT/ID>,table=<bytes of links.json>): rows
+#       "ls -l ID / fusefloor" and "grep -r . ID / fusefloor", goal at most
+#       1.3x. The floor is unmounted at the end of each N and on exit.
 #  2. One uprobe_multi link of 1,000 functions by glob through control
 #     (`uprobe:FIXTURE:bench_fn_*`, the write(2) timed) against libbpf's
 #     bpf_program__attach_uprobe_multi() with the same pattern (the call
@@ -40,12 +54,12 @@
 # --only PART runs that part alone (the table has its rows only); with
 # --only glob the table also gives the daemon's CPU time per glob write
 # (the sum of its threads' /proc/PID/task/TID/schedstat run times, read
-# before and after each write). --cpu C pins the daemon and both sides of
-# every comparison to CPU C (taskset), so that the two do not differ in
-# which CPU they get on a shared host.
+# before and after each write). --cpu C pins the daemon, the FUSE floor
+# and both sides of every comparison to CPU C (taskset), so that the two
+# do not differ in which CPU they get on a shared host.
 #
-# Needs root, the build (ninja -C build), python3, gcc, clang (part 2),
-# fusermount3. Writes bench/results/every-DATE-KERNEL.txt. Exit 77 when it
+# Needs root, the build (ninja -C build), python3, gcc, pkg-config and
+# libfuse3's headers (the FUSE floor), clang (part 2), fusermount3. Writes bench/results/every-DATE-KERNEL.txt. Exit 77 when it
 # cannot run here.
 set -euo pipefail
 
