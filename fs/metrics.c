@@ -8,6 +8,7 @@
  * are off).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "link_progs.h"
 #include "render_multi.h"
 #include "sbuf.h"
+#include "table_rows.h"
 #include "sight.h"
 
 enum family_id {
@@ -616,11 +618,11 @@ static void prog_samples(struct metrics *m, struct stats_switch *sw)
  * without a link), named as its files are (attached_fs.c) Return: 0, or -errno
  * (a daemon without attached/ has none to add).
  */
-static int attached_samples(struct metrics *m, struct bare_perf_set *as)
+static int attached_samples(struct metrics *m, struct bare_perf_event *p,
+			    int n)
 {
-	struct bare_perf_event *p = NULL;
-	int n = as ? bare_perf_read_all(as, &p) : 0, i;
 	char name[PROG_NAME_MAX];
+	int i;
 
 	for (i = 0; i < n; i++) {
 		const char *type = perf_link_kind_name(p[i].f.kind);
@@ -646,8 +648,22 @@ static int attached_samples(struct metrics *m, struct bare_perf_set *as)
 		put_label(s, false, "prog_name", name, strlen(name));
 		put_value(s, 1);
 	}
-	free(p);
 	return n < 0 ? n : 0;
+}
+
+/* attached/'s walk of every task's files, beside the links' walk */
+struct attached_walk {
+	struct bare_perf_set *as;
+	struct bare_perf_event *p;
+	int n;
+};
+
+static void *attached_walk(void *arg)
+{
+	struct attached_walk *w = arg;
+
+	w->n = w->as ? bare_perf_read_all(w->as, &w->p) : 0;
+	return NULL;
 }
 
 /* HELP, TYPE and the samples of each family that has any */
@@ -686,8 +702,11 @@ char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 		     struct stats_switch *sw, size_t *len)
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX, .nlp = -EOPNOTSUPP};
+	struct attached_walk w = {.as = attached};
+	bool threaded;
 	char *text = NULL;
 	size_t f, i;
+	pthread_t th;
 	int err;
 
 	for (f = 0; f < MF_FILES; f++) {
@@ -696,13 +715,21 @@ char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 			if (strcmp(link_files[i].name, file_names[f]) == 0)
 				m.file[f] = i;
 	}
+	/* the two walks of the kernel at once where two CPUs may run them */
+	threaded = may_run_on_two_cpus() &&
+		   pthread_create(&th, NULL, attached_walk, &w) == 0;
 	m.buf = malloc(m.buflen);
 	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		attached_walk(&w);
 	if (!err) {
 		types_samples(&m);
 		prog_samples(&m, sw);
-		err = attached_samples(&m, attached);
+		err = attached_samples(&m, w.p, w.n);
 	}
+	free(w.p);
 	if (!err)
 		text = metrics_text(&m, len);
 	metrics_free(&m);

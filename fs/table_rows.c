@@ -54,8 +54,7 @@ struct row_share {
 	int err;
 };
 
-/* The daemon may run on two CPUs or more (sched_getaffinity(2)). */
-static bool two_cpus(void)
+bool may_run_on_two_cpus(void)
 {
 	cpu_set_t set;
 
@@ -174,7 +173,7 @@ int table_read(const struct table_read *t, struct sbuf *s)
 	struct sbuf second = {0};
 	struct row_share a = {.t = t, .in = &in, .s = s};
 	struct row_share b = {.t = t, .in = &in, .s = &second};
-	bool split = two_cpus(), threaded = false;
+	bool split = may_run_on_two_cpus(), threaded = false;
 	pthread_t th;
 	int err = inputs_read(t, &in, split);
 

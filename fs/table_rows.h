@@ -43,4 +43,10 @@ struct table_read {
  */
 int table_read(const struct table_read *t, struct sbuf *s);
 
+/**
+ * may_run_on_two_cpus() - the daemon's affinity (sched_getaffinity(2))
+ * holds two CPUs or more: a second thread would run beside this one
+ */
+bool may_run_on_two_cpus(void);
+
 #endif

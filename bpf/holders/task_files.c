@@ -29,6 +29,7 @@ struct task_files {
 	struct bpf_link *keys_link;  /* over links; NULL where none */
 	struct bpf_link *links_link; /* over task files, links only; or NULL */
 	struct bpf_link *of_link;    /* links only, one link's; or NULL */
+	struct bpf_link *perf_link;  /* over task files, perf events only */
 	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
 	size_t last_n;	   /* records of the last pass: room to start
 			      with (read and written atomically) */
@@ -151,6 +152,8 @@ static void open_iterator(struct task_files *tf)
 		tf->of_link = NULL;
 		tf->own_ids[3] = 0;
 	}
+	tf->own_ids[4] =
+		attach_iter(tf->skel->progs.perf_event_files, &tf->perf_link);
 }
 
 int task_files_open(struct task_files **out)
@@ -178,6 +181,7 @@ void task_files_close(struct task_files *tf)
 {
 	if (!tf)
 		return;
+	bpf_link__destroy(tf->perf_link);
 	bpf_link__destroy(tf->of_link);
 	bpf_link__destroy(tf->links_link);
 	bpf_link__destroy(tf->keys_link);
@@ -387,32 +391,55 @@ static size_t sort_unique(struct task_file *v, size_t n,
 	return kept;
 }
 
-int task_files_read(struct task_files *tf, struct task_file **out)
+/*
+ * Read @link (task_file records; NULL: walk /proc) whole, by pid and fd,
+ * the handle's own links left out. @raw: out, the records read before
+ * that (the room to start with next time). Return: the count, or -errno.
+ */
+static int read_records(struct task_files *tf, struct bpf_link *link,
+			size_t room, struct task_file **out, size_t *raw)
 {
 	struct records r = {0};
 	int err;
 
-	/*
-	 * room for the last pass's records and some: growing from 256 by
-	 * doubling was ~5% of a links.json of 3,000 links (realloc, mremap)
-	 */
-	if (records_reserve(&r, __atomic_load_n(&tf->last_n, __ATOMIC_RELAXED) +
-					256))
+	if (records_reserve(&r, room))
 		return -ENOMEM;
-	err = tf->skel ? read_iterator(tf->iter_link, &r)
-		       : proc_pids_each(walk_pid, &r);
+	err = link ? read_iterator(link, &r) : proc_pids_each(walk_pid, &r);
+	if (!err && r.n > INT_MAX)
+		err = -EOVERFLOW;
 	if (err) {
 		free(r.v);
 		return err;
 	}
-	if (r.n > INT_MAX) {
-		free(r.v);
-		return -EOVERFLOW;
-	}
-	__atomic_store_n(&tf->last_n, r.n, __ATOMIC_RELAXED);
-	r.n = sort_unique(r.v, r.n, tf->own_ids);
+	*raw = r.n;
 	*out = r.v;
-	return (int)r.n;
+	return (int)sort_unique(r.v, r.n, tf->own_ids);
+}
+
+int task_files_read(struct task_files *tf, struct task_file **out)
+{
+	size_t raw;
+	/*
+	 * room for the last pass's records and some: growing from 256 by
+	 * doubling was ~5% of a links.json of 3,000 links (realloc, mremap)
+	 */
+	int n = read_records(tf, tf->skel ? tf->iter_link : NULL,
+			     __atomic_load_n(&tf->last_n, __ATOMIC_RELAXED) +
+				     256,
+			     out, &raw);
+
+	if (n >= 0)
+		__atomic_store_n(&tf->last_n, raw, __ATOMIC_RELAXED);
+	return n;
+}
+
+int task_files_read_perf_events(struct task_files *tf, struct task_file **out)
+{
+	size_t raw;
+
+	if (!tf->skel || !tf->perf_link || !tf->keys_link)
+		return -EOPNOTSUPP;
+	return read_records(tf, tf->perf_link, 64, out, &raw);
 }
 
 /* task_files_read()'s link records, where links_link did not load */

@@ -50,9 +50,9 @@ struct link_holder {
 
 /*
  * The handle's own iterator links: task_file, bpf_link, links only, one
- * link's holders
+ * link's holders, perf events only
  */
-#define TASK_FILES_OWN_MAX 4
+#define TASK_FILES_OWN_MAX 5
 
 /* The loaded iterator (or the /proc walk): opaque, one per caller. */
 struct task_files;
@@ -136,6 +136,20 @@ int task_files_read_links(struct task_files *tf, struct link_holder **out);
  */
 int task_files_read_link(struct task_files *tf, __u32 link_id,
 			 struct link_holder **out);
+
+/**
+ * task_files_read_perf_events() - task_files_read()'s TASK_FILE_PERF_EVENT
+ * records alone, by pid and fd, from an iterator that copies out nothing
+ * else
+ * @out: malloc'd (caller frees)
+ *
+ * Only where task_files_perf_link_keys() reads too: without it, the keys
+ * of the links' perf events come from the LINK records.
+ *
+ * Return: the count, -EOPNOTSUPP where either iterator is missing (read
+ * task_files_read() instead), or -errno.
+ */
+int task_files_read_perf_events(struct task_files *tf, struct task_file **out);
 
 /**
  * task_files_perf_link_keys() - the perf event of every perf link

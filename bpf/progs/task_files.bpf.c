@@ -121,8 +121,9 @@ static __always_inline int file_kind(struct file *file)
 	return 0;
 }
 
-SEC("iter/task_file")
-int task_files(struct bpf_iter__task_file *ctx)
+/* One open file's record; @links: link fds too, else perf events alone */
+static __always_inline int file_record(struct bpf_iter__task_file *ctx,
+				       int links)
 {
 	struct task_struct *task = ctx->task;
 	struct file *file = ctx->file;
@@ -135,7 +136,7 @@ int task_files(struct bpf_iter__task_file *ctx)
 		return 0;
 	r.kind = file_kind(file);
 	/* private_data is void * to the verifier: read through it by probe */
-	if (r.kind == KIND_LINK) {
+	if (r.kind == KIND_LINK && links) {
 		link = file->private_data;
 		r.id = BPF_CORE_READ(link, id);
 		/* a perf link: the perf event it holds, to match
@@ -164,6 +165,23 @@ int task_files(struct bpf_iter__task_file *ctx)
 				  task->group_leader->comm);
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
+}
+
+SEC("iter/task_file")
+int task_files(struct bpf_iter__task_file *ctx)
+{
+	return file_record(ctx, 1);
+}
+
+/*
+ * Perf events alone: what the bare perf events (attached/, metrics.prom)
+ * need where perf_link_keys gives the keys of the links' perf events, so
+ * the link fds of the host, most of its BPF files, are not copied out.
+ */
+SEC("iter/task_file")
+int perf_event_files(struct bpf_iter__task_file *ctx)
+{
+	return file_record(ctx, 0);
 }
 
 /* Must match struct link_holder of task_files.h */

@@ -185,8 +185,12 @@ static int bare_records(struct bare_perf_set *s, struct task_file **out)
 {
 	struct task_files *tf = owned_task_files(s->reg);
 	struct task_file *v = NULL;
-	int n = task_files_read(tf, &v);
+	/* perf event fds alone where the links' keys come from their own
+	 * iterator: the link fds, most of the host's, are not needed */
+	int n = task_files_read_perf_events(tf, &v);
 
+	if (n == -EOPNOTSUPP)
+		n = task_files_read(tf, &v);
 	if (n >= 0)
 		n = keep_bare(s, v, n,
 			      !strcmp(task_files_source(tf), "iterator"));

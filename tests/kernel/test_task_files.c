@@ -306,8 +306,54 @@ static void check_link_keys(struct task_files *tf, const struct task_file *v,
 	group_end("perf link keys: every link's perf event (%d)", nk);
 	free(keys);
 	CHECK(task_files_own_link_ids(tf, own) == TASK_FILES_OWN_MAX,
-	      "four own iter links (task_file, bpf_link, links only, one "
-	      "link's)");
+	      "five own iter links (task_file, bpf_link, links only, one "
+	      "link's, perf events only)");
+}
+
+/*
+ * task_files_read_perf_events(): the PERF_EVENT records of @v (a full read
+ * just before), the same fields, and nothing else; -EOPNOTSUPP from the
+ * /proc walk. The processes of the test hold their fds throughout.
+ */
+static void check_perf_events(struct task_files *tf, const struct task_file *v,
+			      int n, pid_t ml, pid_t sb, int iter,
+			      const char *src)
+{
+	struct task_file *p = NULL;
+	const struct task_file *f;
+	int np = task_files_read_perf_events(tf, &p), i, want = 0;
+
+	if (!iter) {
+		CHECK(np == -EOPNOTSUPP, "%s: perf events alone: %d, want "
+		      "EOPNOTSUPP", src, np);
+		return;
+	}
+	if (!CHECK(np >= 0, "%s: perf events alone: %s", src,
+		   np < 0 ? strerror(-np) : "ok"))
+		return;
+	for (i = 0; i < np; i++) {
+		EXPECT(p[i].kind == TASK_FILE_PERF_EVENT,
+		       "%s: %u/%u: kind %u", src, p[i].pid, p[i].fd,
+		       p[i].kind);
+		f = find(v, n, p[i].pid, p[i].fd);
+		EXPECT(!f || (f->kind == p[i].kind && f->id == p[i].id &&
+			      f->key == p[i].key && f->config == p[i].config),
+		       "%s: %u/%u differs from the full read", src, p[i].pid,
+		       p[i].fd);
+	}
+	/* the test's own processes keep theirs: every one is there */
+	for (i = 0; i < n; i++) {
+		if (v[i].kind != TASK_FILE_PERF_EVENT ||
+		    (v[i].pid != (__u32)ml && v[i].pid != (__u32)sb))
+			continue;
+		want++;
+		EXPECT(find(p, np, v[i].pid, v[i].fd),
+		       "%s: %u/%u missing alone", src, v[i].pid, v[i].fd);
+	}
+	EXPECT(want > 0, "%s: the helpers hold no perf event", src);
+	group_end("%s: perf events alone: %d records, the helpers' %d among "
+		  "them", src, np, want);
+	free(p);
 }
 
 /*
@@ -407,6 +453,7 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 	group_end("%s: its own iter links left out", src);
 	if (iter)
 		check_link_keys(tf, v, n, ml);
+	check_perf_events(tf, v, n, ml, sb, iter, src);
 	check_read_links(tf, ml, lk, nl, src);
 	check_read_link(tf, ml, lk, nl, src);
 	free(v);
