@@ -40,6 +40,7 @@ struct path {
 
 struct file {
 	struct path f_path;
+	const void *f_op;
 	void *private_data;
 } __attribute__((preserve_access_index));
 
@@ -105,7 +106,7 @@ static const union anon_name perf_name = {.c = "[perf_event]"};
  * The 16 bytes lie inside the dentry's inline name (DNAME_INLINE_LEN is
  * 32 or more) or inside a longer external name.
  */
-static __always_inline int file_kind(struct file *file)
+static __always_inline int name_kind(struct file *file)
 {
 	union anon_name name;
 
@@ -119,6 +120,38 @@ static __always_inline int file_kind(struct file *file)
 	    !name.c[12])
 		return KIND_PERF_EVENT;
 	return 0;
+}
+
+/*
+ * The kind of each file_operations seen, learnt from the name the first
+ * time: a file's kind follows from its f_op alone (links have
+ * bpf_link_fops or, for links that poll, bpf_link_fops_poll; perf events
+ * perf_fops; no other file has those), and the f_op word lies in the file
+ * the walk already holds, where the name is two pointers away. An entry
+ * is the f_op's address with the kind in its low bits (file_operations
+ * are word-aligned): one 64-bit store, so a walk in another thread sees a
+ * whole entry, old or new. Two f_ops of one slot take turns; a slot never
+ * gives a wrong kind.
+ */
+#define KIND_SLOTS 256
+#define KIND_BITS 7ULL
+__u64 kind_by_fop[KIND_SLOTS];
+
+static __always_inline int file_kind(struct file *file)
+{
+	__u64 fop = 0, entry, *slot;
+	int kind;
+
+	if (bpf_probe_read_kernel(&fop, sizeof(fop), &file->f_op) || !fop ||
+	    fop & KIND_BITS)
+		return name_kind(file);
+	slot = &kind_by_fop[(fop >> 6) & (KIND_SLOTS - 1)];
+	entry = *slot;
+	if ((entry & ~KIND_BITS) == fop)
+		return entry & KIND_BITS;
+	kind = name_kind(file);
+	*slot = fop | kind;
+	return kind;
 }
 
 /* One open file's record; @links: link fds too, else perf events alone */
