@@ -30,8 +30,13 @@ struct qstr {
 	const unsigned char *name;
 } __attribute__((preserve_access_index));
 
+struct super_block {
+	unsigned long s_magic;
+} __attribute__((preserve_access_index));
+
 struct dentry {
 	struct qstr d_name;
+	struct super_block *d_sb;
 } __attribute__((preserve_access_index));
 
 struct path {
@@ -97,21 +102,28 @@ static const union anon_name link_under = {.c = "bpf_link"};
 static const union anon_name link_dash = {.c = "bpf-link"};
 static const union anon_name perf_name = {.c = "[perf_event]"};
 
+/* The anonymous inodes' file system (ANON_INODE_FS_MAGIC, linux/magic.h) */
+#define ANON_INODE_FS_MAGIC 0x09041934
+
 /*
  * Which kind the anonymous inode's name says, 0 for any other file. A link
  * made by its attacher is "bpf_link" (bpf_link_prime()), a link fd got
- * from a pin or by id "bpf-link" (bpf_link_new_fd()): both hold it. This
- * runs for every open file of the host: 16 bytes read whole and compared
- * as words (a byte loop and a string read were a fifth of a links.json).
- * The 16 bytes lie inside the dentry's inline name (DNAME_INLINE_LEN is
- * 32 or more) or inside a longer external name.
+ * from a pin or by id "bpf-link" (bpf_link_new_fd()): both hold it. The
+ * name counts only on the anonymous inodes' file system: anyone can name
+ * a regular file or a FIFO "bpf_link", and file_kind() keeps the answer
+ * for every file of the same file_operations. 16 bytes of the name are
+ * read whole and compared as words (a byte loop and a string read were a
+ * fifth of a links.json); they lie inside the dentry's inline name
+ * (DNAME_INLINE_LEN is 32 or more) or inside a longer external name.
  */
 static __always_inline int name_kind(struct file *file)
 {
+	struct dentry *dentry = file->f_path.dentry;
 	union anon_name name;
 
-	if (bpf_probe_read_kernel(&name, sizeof(name),
-				  file->f_path.dentry->d_name.name))
+	if (!dentry || dentry->d_sb->s_magic != ANON_INODE_FS_MAGIC)
+		return 0;
+	if (bpf_probe_read_kernel(&name, sizeof(name), dentry->d_name.name))
 		return 0;
 	if ((name.v[0] == link_under.v[0] || name.v[0] == link_dash.v[0]) &&
 	    !name.c[8])

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "check.h"
@@ -429,6 +430,51 @@ static void check_read_link(struct task_files *tf, pid_t ml,
 	group_end("%s: holders of one link (%d links)", src, nl);
 }
 
+/*
+ * Files anyone can name as the kernel names a link's or a perf event's
+ * anonymous inode, held open by this process: never a link or a perf
+ * event, nor (the kind being kept per file_operations) a pipe after them.
+ */
+static int decoys[5];
+
+static void decoys_open(void)
+{
+	static const char *const names[] = {"bpf_link", "bpf-link",
+					    "[perf_event]"};
+	char dir[] = "/tmp/task_files.XXXXXX", path[64];
+	int pipefd[2] = {-1, -1};
+	size_t i;
+
+	if (!mkdtemp(dir))
+		bail_out("mkdtemp");
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (i == 1 && mkfifo(path, 0600))
+			bail_out("mkfifo");
+		decoys[i] = open(path, O_RDWR | O_CREAT, 0600);
+		if (decoys[i] < 0)
+			bail_out("open %s", path);
+		unlink(path);
+	}
+	rmdir(dir);
+	if (pipe(pipefd))
+		bail_out("pipe");
+	decoys[3] = pipefd[0];
+	decoys[4] = pipefd[1];
+}
+
+static void check_decoys(const struct task_file *v, int n, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		EXPECT(!find(v, n, (__u32)getpid(), decoys[i]),
+		       "%s: fd %d (named as a link's or perf event's, or a "
+		       "pipe) listed", src, decoys[i]);
+	group_end("%s: files named bpf_link, bpf-link, [perf_event] and a "
+		  "pipe are neither", src);
+}
+
 static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 		      int nl, pid_t sb, const struct known *bk, int nb)
 {
@@ -441,6 +487,7 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 		return;
 	diag("%s: %d records", src, n);
 	check_sorted(v, n, src);
+	check_decoys(v, n, src);
 	check_fdinfo(v, n, src);
 	check_links(v, n, ml, lk, nl, iter, src);
 	check_bare(v, n, sb, bk, nb, iter, src);
@@ -489,6 +536,7 @@ int main(void)
 	if (nl != 2 || nb != 3)
 		skip_all("helpers could not attach (%d links, %d events)", nl,
 			 nb);
+	decoys_open();
 	if (!CHECK(task_files_open(&tf) == 0, "task_files_open") ||
 	    !CHECK(task_files_open_walk(&walk) == 0, "task_files_open_walk"))
 		return done_testing();
