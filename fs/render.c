@@ -281,22 +281,38 @@ static size_t put_line(char *buf, size_t len, size_t total, const char *head,
 	return total;
 }
 
-/* Its paths in mounted bpffs, read now (or once for the whole table). */
+/*
+ * Its pins in mounted bpffs: the table's walk where a table reads, else
+ * one read now into @own (freed by the caller). Return: 0, or -errno.
+ */
+static int link_pins(const struct link_view *v, struct pin_index *own,
+		     const struct pin_index **idx, size_t *first, size_t *n)
+{
+	int err;
+
+	*idx = v->pins;
+	if (!*idx) {
+		err = pin_index_build_link(own, v->f.id);
+		if (err)
+			return err;
+		*idx = own;
+	}
+	*first = 0;
+	*n = pin_index_find(*idx, v->f.id, first);
+	return 0;
+}
+
+/* Its paths in mounted bpffs, a line each. */
 static int render_pinned(const struct link_view *v, char *buf, size_t len)
 {
 	struct pin_index own = {0};
-	const struct pin_index *idx = v->pins;
-	size_t first = 0, n, i, total = 0;
-	int err;
+	const struct pin_index *idx;
+	size_t first, n, i, total = 0;
+	int err = link_pins(v, &own, &idx, &first, &n);
 
-	if (!idx) {
-		err = pin_index_build_link(&own, v->f.id);
-		if (err)
-			return err;
-		idx = &own;
-	}
+	if (err)
+		return err;
 	buf[0] = '\0';
-	n = pin_index_find(idx, v->f.id, &first);
 	for (i = 0; i < n; i++)
 		total = put_line(buf, len, total, "", idx->v[first + i].path);
 	pin_index_free(&own);
@@ -307,17 +323,12 @@ static int render_pinned(const struct link_view *v, char *buf, size_t len)
 static int json_pinned(const struct link_view *v, struct sbuf *s)
 {
 	struct pin_index own = {0};
-	const struct pin_index *idx = v->pins;
-	size_t first = 0, n, i;
-	int err;
+	const struct pin_index *idx;
+	size_t first, n, i;
+	int err = link_pins(v, &own, &idx, &first, &n);
 
-	if (!idx) {
-		err = pin_index_build_link(&own, v->f.id);
-		if (err)
-			return err;
-		idx = &own;
-	}
-	n = pin_index_find(idx, v->f.id, &first);
+	if (err)
+		return err;
 	sbuf_put(s, "[", 1);
 	for (i = 0; i < n; i++) {
 		const char *path = idx->v[first + i].path;
