@@ -484,23 +484,21 @@ static int link_samples(struct metrics *m, const struct link_view *v)
 }
 
 /* Every link the tree shows, read once; links gone meanwhile skip. */
-static int links_samples(struct metrics *m, struct owned *reg)
+static int links_samples(struct metrics *m, struct owned *reg,
+			 const __u32 *ids, int n)
 {
 	struct link_view *v = malloc(sizeof(*v));
 	struct reader r = {false};
-	__u32 *ids = NULL;
-	int n, i, err = 0;
+	int i, err = v ? 0 : -ENOMEM;
 
-	n = v ? listed_links_progs(reg, &ids, &m->lp, &m->nlp) : -ENOMEM;
 	for (i = 0; !err && i < n; i++) {
 		if (link_view_load_listed(reg, ids[i], v))
 			continue;
 		v->reader = &r;
 		err = link_samples(m, v);
 	}
-	free(ids);
 	free(v);
-	return n < 0 ? n : err;
+	return err;
 }
 
 static void types_samples(struct metrics *m)
@@ -651,19 +649,66 @@ static int attached_samples(struct metrics *m, struct bare_perf_event *p,
 	return n < 0 ? n : 0;
 }
 
-/* attached/'s walk of every task's files, beside the links' walk */
+/*
+ * attached/'s walk of every task's files, in a second thread where two
+ * CPUs may run it beside the rows, given the keys of the perf events that
+ * links hold from the walk of the links just made: it walks the links
+ * again only when it finds a perf event none of them held
+ * (bare_perf_read_all_keyed()), not on every read beside the first walk,
+ * where the two contended for the kernel's lock of the link list.
+ */
 struct attached_walk {
 	struct bare_perf_set *as;
+	__u64 *keys; /* sorted; NULL: the walk reads them */
+	size_t nkeys;
 	struct bare_perf_event *p;
 	int n;
+	pthread_t th;
+	bool threaded;
 };
 
 static void *attached_walk(void *arg)
 {
 	struct attached_walk *w = arg;
 
-	w->n = w->as ? bare_perf_read_all(w->as, &w->p) : 0;
+	w->n = w->as ? bare_perf_read_all_keyed(w->as, w->keys, w->nkeys,
+						&w->p)
+		     : 0;
 	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Start the walk, with the keys of the perf links among @lp (@nlp < 0:
+ * none read) */
+static void attached_start(struct attached_walk *w, const struct link_prog *lp,
+			   int nlp)
+{
+	int i;
+
+	w->keys = nlp >= 0 ? malloc((nlp ? nlp : 1) * sizeof(*w->keys)) : NULL;
+	for (i = 0; w->keys && i < nlp; i++)
+		if (lp[i].perf_key)
+			w->keys[w->nkeys++] = lp[i].perf_key;
+	if (w->nkeys)
+		qsort(w->keys, w->nkeys, sizeof(*w->keys), cmp_u64);
+	w->threaded = may_run_on_two_cpus() &&
+		      pthread_create(&w->th, NULL, attached_walk, w) == 0;
+}
+
+static void attached_end(struct attached_walk *w)
+{
+	if (w->threaded)
+		pthread_join(w->th, NULL);
+	else
+		attached_walk(w);
+	free(w->keys);
+	w->keys = NULL;
 }
 
 /* HELP, TYPE and the samples of each family that has any */
@@ -703,10 +748,9 @@ char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 {
 	struct metrics m = {.buflen = 2 * PATH_MAX, .nlp = -EOPNOTSUPP};
 	struct attached_walk w = {.as = attached};
-	bool threaded;
 	char *text = NULL;
+	__u32 *ids = NULL;
 	size_t f, i;
-	pthread_t th;
 	int err;
 
 	for (f = 0; f < MF_FILES; f++) {
@@ -715,15 +759,13 @@ char *render_metrics(struct owned *reg, struct bare_perf_set *attached,
 			if (strcmp(link_files[i].name, file_names[f]) == 0)
 				m.file[f] = i;
 	}
-	/* the two walks of the kernel at once where two CPUs may run them */
-	threaded = may_run_on_two_cpus() &&
-		   pthread_create(&th, NULL, attached_walk, &w) == 0;
 	m.buf = malloc(m.buflen);
-	err = m.buf ? links_samples(&m, reg) : -ENOMEM;
-	if (threaded)
-		pthread_join(th, NULL);
-	else
-		attached_walk(&w);
+	err = m.buf ? listed_links_progs(reg, &ids, &m.lp, &m.nlp) : -ENOMEM;
+	attached_start(&w, m.lp, m.nlp);
+	if (err >= 0)
+		err = links_samples(&m, reg, ids, err);
+	attached_end(&w);
+	free(ids);
 	if (!err) {
 		types_samples(&m);
 		prog_samples(&m, sw);

@@ -31,6 +31,14 @@ struct bpf_link {
 	struct bpf_prog *prog;
 } __attribute__((preserve_access_index));
 
+/* A perf link (kernel/bpf/syscall.c): its perf event's file, the key by
+ * which the task-file walks know that event's fd */
+struct file;
+struct bpf_perf_link {
+	struct bpf_link link;
+	struct file *perf_file;
+} __attribute__((preserve_access_index));
+
 struct bpf_iter__bpf_link {
 	struct bpf_iter_meta *meta;
 	struct bpf_link *link;

@@ -15,6 +15,7 @@
 
 #include "iter_types.h"
 
+#define LINK_TYPE_PERF_EVENT 7 /* BPF_LINK_TYPE_PERF_EVENT */
 #define MAX_CPUS 1024 /* loaded only where the possible CPUs are fewer */
 
 /* u64_stats_t, whatever its inside: only its offset is relocated */
@@ -38,6 +39,7 @@ struct link_prog_rec {
 	__u64 run_time_ns;
 	__u64 recursion_misses;
 	char name[16];
+	__u64 perf_key; /* a perf link's perf event file, else 0 */
 };
 
 #define REC_STATS 1
@@ -145,6 +147,9 @@ int link_progs(struct bpf_iter__bpf_link *ctx)
 	/* every link gets its record, as it is the tables' list of ids */
 	rec.link_id = link->id;
 	rec.type = link->type;
+	if (rec.type == LINK_TYPE_PERF_EVENT)
+		rec.perf_key = (__u64)(unsigned long)BPF_CORE_READ(
+			(struct bpf_perf_link *)link, perf_file);
 	/* the kernel's pointers read directly (faulting loads), the
 	 * statistics' per-CPU address as a number to add offsets to */
 	prog = link->prog;

@@ -62,11 +62,6 @@ struct bpf_iter__task_file {
 	struct file *file;
 } __attribute__((preserve_access_index));
 
-struct bpf_perf_link {
-	struct bpf_link link;
-	struct file *perf_file;
-} __attribute__((preserve_access_index));
-
 struct perf_event_attr {
 	__u32 type;
 	__u64 config;

@@ -153,12 +153,32 @@ static int link_progs(struct owned *reg, struct u64_set *out)
  * Keep in @v the bare perf events only, the first holder of each.
  * Return: the count kept, or -ENOMEM.
  */
-static int keep_bare(struct bare_perf_set *s, struct task_file *v, int n,
-		     bool keyed)
+/* Whether a perf event of @v has a key that no link of @held holds */
+static bool any_unheld(const struct task_file *v, int n,
+		       const struct u64_set *held)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].kind == TASK_FILE_PERF_EVENT &&
+		    !u64_set_has(held, v[i].key))
+			return true;
+	return false;
+}
+
+static int keep_bare_of(struct bare_perf_set *s, struct task_file *v, int n,
+			bool keyed, const struct u64_set *given)
 {
 	struct u64_set held = {0}, seen = {0};
 	int i, kept = 0, err;
 
+	/*
+	 * Keys the caller read before this walk miss a link made since: they
+	 * say only that there is no bare event. Else the keys are read now,
+	 * after the walk, as a link comes after its perf event.
+	 */
+	if (keyed && given && !any_unheld(v, n, given))
+		return 0;
 	err = keyed ? held_keys(owned_task_files(s->reg), v, n, &held)
 		    : link_progs(s->reg, &held);
 	seen.v = err ? NULL : malloc((n ? n : 1) * sizeof(*seen.v));
@@ -180,8 +200,18 @@ static int keep_bare(struct bare_perf_set *s, struct task_file *v, int n,
 	return err ? err : kept;
 }
 
-/* The bare perf event records now, by (pid, fd) */
-static int bare_records(struct bare_perf_set *s, struct task_file **out)
+static int keep_bare(struct bare_perf_set *s, struct task_file *v, int n,
+		     bool keyed)
+{
+	return keep_bare_of(s, v, n, keyed, NULL);
+}
+
+/*
+ * The bare perf event records now, by (pid, fd); @given: the keys of the
+ * perf events links hold, read by the caller, or NULL to read them here
+ */
+static int bare_records_of(struct bare_perf_set *s,
+			   const struct u64_set *given, struct task_file **out)
 {
 	struct task_files *tf = owned_task_files(s->reg);
 	struct task_file *v = NULL;
@@ -192,14 +222,20 @@ static int bare_records(struct bare_perf_set *s, struct task_file **out)
 	if (n == -EOPNOTSUPP)
 		n = task_files_read(tf, &v);
 	if (n >= 0)
-		n = keep_bare(s, v, n,
-			      !strcmp(task_files_source(tf), "iterator"));
+		n = keep_bare_of(s, v, n,
+				 !strcmp(task_files_source(tf), "iterator"),
+				 given);
 	if (n < 0) {
 		free(v);
 		return n;
 	}
 	*out = v;
 	return n;
+}
+
+static int bare_records(struct bare_perf_set *s, struct task_file **out)
+{
+	return bare_records_of(s, NULL, out);
 }
 
 int bare_perf_ids(struct bare_perf_set *s, struct bare_perf_id **out)
@@ -445,9 +481,17 @@ static bool cache_holds_all(struct bare_perf_set *s, int cached, int kept)
 
 int bare_perf_read_all(struct bare_perf_set *s, struct bare_perf_event **out)
 {
+	return bare_perf_read_all_keyed(s, NULL, 0, out);
+}
+
+int bare_perf_read_all_keyed(struct bare_perf_set *s, const __u64 *keys,
+			     size_t nkeys, struct bare_perf_event **out)
+{
+	struct u64_set given = {(__u64 *)keys, nkeys};
 	struct bare_perf_event *p = NULL;
 	struct task_file *v = NULL;
-	int n = bare_records(s, &v), i, kept = 0, cached = 0, err = 0;
+	int n = bare_records_of(s, keys ? &given : NULL, &v), i, kept = 0;
+	int cached = 0, err = 0;
 
 	if (n > 0 && !(p = malloc(n * sizeof(*p))))
 		err = -ENOMEM;

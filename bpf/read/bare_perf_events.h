@@ -110,4 +110,19 @@ int bare_perf_holders(struct bare_perf_set *s, __u32 pid, __u32 fd,
  */
 int bare_perf_read_all(struct bare_perf_set *s, struct bare_perf_event **out);
 
+/**
+ * bare_perf_read_all_keyed() - bare_perf_read_all() for a caller that has
+ * just walked every link itself: it gives the keys of the perf events
+ * links hold, and no second walk of the links is made for them
+ * @keys: the perf_key of every perf link (link_progs.h), sorted ascending;
+ *        NULL: read them as bare_perf_read_all() does
+ * @nkeys: how many
+ * @out: as for bare_perf_read_all()
+ *
+ * Where the holders come from the /proc walk (no keys), @keys is not used.
+ * Return: the count, or -errno.
+ */
+int bare_perf_read_all_keyed(struct bare_perf_set *s, const __u64 *keys,
+			     size_t nkeys, struct bare_perf_event **out);
+
 #endif

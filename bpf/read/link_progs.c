@@ -25,6 +25,7 @@ struct link_prog_rec {
 	__u64 run_time_ns;
 	__u64 recursion_misses;
 	char name[16];
+	__u64 perf_key;
 };
 
 struct link_progs {
@@ -51,6 +52,7 @@ int link_progs_read(struct link_progs *lp, struct link_prog **out)
 		v[kept].link_id = r[i].link_id;
 		v[kept].prog_id = r[i].prog_id;
 		v[kept].type = r[i].type;
+		v[kept].perf_key = r[i].perf_key;
 		v[kept].has_stats = r[i].flags & REC_STATS;
 		v[kept].stats.run_cnt = r[i].run_cnt;
 		v[kept].stats.run_time_ns = r[i].run_time_ns;

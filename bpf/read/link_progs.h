@@ -24,7 +24,10 @@ struct link_prog {
 	__u32 link_id;
 	__u32 prog_id;		 /* 0: the link has no program now */
 	__u32 type;		 /* BPF_LINK_TYPE_* */
-	bool has_stats;		 /* false: ask prog_stats_read() */
+	/* a perf link: its perf event's identity, the key of the event's
+	 * fds in task_files_read() (task_files.h); else 0 */
+	__u64 perf_key;
+	bool has_stats; /* false: ask prog_stats_read() */
 	struct prog_stats stats; /* as prog_stats_read() fills it */
 };
 

@@ -219,6 +219,10 @@ assert_eq "mklinks' perf events (link-held): none in attached/" "" \
 ids=$(ctl_create "u:$TGT:bpflinkfs_target_a"$'\n') || fail "control: create"
 assert_eq "control's link: none of the daemon's in attached/" "" \
 	"$(entries_of "$BL_DAEMON_PID")"
+# metrics.prom takes the links' perf events from its own walk of the links
+assert_eq "metrics.prom: none of mklinks' or the daemon's link-held perf events" "" \
+	"$(grep -a -E "^bpflinkfs_attached_info\{pid=\"($MKL|$BL_DAEMON_PID)\"" \
+		"$MNT/metrics.prom")"
 mkl_stop held
 
 # --- gone within a second of the holder's exit, never stale
