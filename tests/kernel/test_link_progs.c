@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "link_progs.h"
+#include "task_files.h"
 
 #define RUNS 50
 
@@ -105,6 +106,48 @@ static void every_link(const struct link_prog *v, int n)
 	group_end("every link's program and counts agree with the info calls "
 		  "(%d links)",
 		  checked);
+}
+
+/*
+ * A perf link's perf_key is the key the task-file programs give its perf
+ * event (task_files_perf_link_keys()), while the link lives; other links
+ * have none. Links of other processes come and go: one not found is
+ * checked to be gone.
+ */
+static void perf_keys(const struct link_prog *v, int n)
+{
+	struct task_files *tf = NULL;
+	__u64 *keys = NULL;
+	int nk, i, j, checked = 0, fd;
+
+	if (task_files_open(&tf) ||
+	    (nk = task_files_perf_link_keys(tf, &keys)) < 0) {
+		skip("no link iterator in the task-file programs here");
+		task_files_close(tf);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (v[i].type != BPF_LINK_TYPE_PERF_EVENT) {
+			EXPECT(!v[i].perf_key, "link %u (type %u): perf_key",
+			       v[i].link_id, v[i].type);
+			continue;
+		}
+		for (j = 0; j < nk && keys[j] != v[i].perf_key; j++)
+			;
+		if (j < nk) {
+			checked++;
+			continue;
+		}
+		fd = bpf_link_get_fd_by_id(v[i].link_id);
+		EXPECT(fd < 0, "perf link %u: its perf_key is not its perf "
+		       "event's", v[i].link_id);
+		if (fd >= 0)
+			close(fd);
+	}
+	group_end("perf links' perf_key as the task-file programs read it "
+		  "(%d perf links)", checked);
+	free(keys);
+	task_files_close(tf);
 }
 
 /* the kernel's link ids now, one BPF_LINK_GET_NEXT_ID at a time */
@@ -201,6 +244,8 @@ int main(void)
 	      "the handle's own link %u is left out", link_progs_own(lp));
 	if (n > 0)
 		every_link(v, n);
+	if (n > 0)
+		perf_keys(v, n);
 	same_ids(lp);
 	close(link);
 	r = read_one(lp, &v, &n, li.id);
