@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# A whole-table read (links.json, links) of hundreds of links renders its
-# rows in two threads where the daemon may run on two CPUs: the first half
-# of the ids in one, the second in the other, joined in id order. The text
+# A whole-table read (links.json, links, metrics.prom) of hundreds of
+# links renders its rows in two threads where the daemon may run on two
+# CPUs: the first half of the ids in one, the second in the other, joined
+# in id order. The text
 # must be the one a single thread writes: every link once, in id order,
 # valid JSON across the join, and each of the set's links with the values
 # the kernel gives without bpflinkfs (bpftool for programs, /proc fdinfo
@@ -126,6 +127,25 @@ assert_eq "links: one header, then ids ascending" "ID" \
 	"$(head -1 "$WORK/two.links" | cut -f1)"
 tail -n +2 "$WORK/two.links" | cut -f1 | sort -n -c 2>/dev/null ||
 	fail "links: ids out of order"
+# metrics.prom: the set's link_info samples, in link order in both
+t cat "$MNT1/metrics.prom" >"$WORK/one.prom" || fail "cat metrics.prom (one CPU)"
+t cat "$MNT/metrics.prom" >"$WORK/two.prom" || fail "cat metrics.prom"
+prom_ids() {
+	grep -a '^bpflinkfs_link_info{id="' "$1" | sed 's/^[^"]*"\([0-9]*\)".*/\1/'
+}
+prom_pick() {
+	grep -a '^bpflinkfs_link_info{id="' "$1" |
+		awk -F'"' 'NR == FNR { want[$1]; next } $2 in want' "$WORK/ids" -
+}
+assert_eq "metrics.prom: the set's link_info the same in one thread and two" \
+	"" "$(diff <(prom_pick "$WORK/one.prom") <(prom_pick "$WORK/two.prom") | head -5)"
+assert_eq "metrics.prom: link_info of every link of the set, once" \
+	"$(wc -l <"$WORK/ids")" "$(prom_pick "$WORK/two.prom" | wc -l)"
+if prom_ids "$WORK/two.prom" | sort -n -c 2>/dev/null; then
+	ok "metrics.prom: link_info in link id order across the join"
+else
+	fail "metrics.prom: link_info out of id order"
+fi
 fusermount3 -u "$MNT1"
 wait "$ONE_PID"
 rmdir "$MNT1"
