@@ -3,7 +3,8 @@
  * Holders of links and perf events: the iter/task_file program of
  * progs/task_files.bpf.c, read whole, or where it cannot load a walk of
  * /proc/PID/fd (readlink tells the kind, fdinfo the link id, and
- * BPF_TASK_FD_QUERY the program of a perf event).
+ * BPF_TASK_FD_QUERY the program of a perf event). Link holders alone come
+ * from the fd-table scan of fd_scan.c where the kernel runs it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fd_scan.h"
 #include "proc_pids.h"
 #include "task_files.h"
 #include "task_files.skel.h"
@@ -30,6 +32,7 @@ struct task_files {
 	struct bpf_link *links_link; /* over task files, links only; or NULL */
 	struct bpf_link *of_link;    /* links only, one link's; or NULL */
 	struct bpf_link *perf_link;  /* over task files, perf events only */
+	struct fd_scan *scan; /* in place of links_link and of_link, or NULL */
 	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
 	size_t last_n;	   /* records of the last pass: room to start
 			      with (read and written atomically) */
@@ -128,6 +131,52 @@ static bool of_link_works(struct task_files *tf)
 	return ok;
 }
 
+/* Does @link_id hold a record of @v (@n records, or -errno)? */
+static bool holds(const struct link_holder *v, int n, __u32 link_id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].link_id == link_id)
+			return true;
+	return false;
+}
+
+/*
+ * The fd-table scan in place of the links-only programs, where it loads
+ * and finds the handle's own task-file iterator link both ways: in every
+ * table, and asked for alone (its filter is keyed by thread id as the
+ * kernel's init pid namespace numbers it, as of_link_works() says).
+ */
+static void use_scan(struct task_files *tf)
+{
+	struct link_holder *v = NULL;
+	__u32 ids[FD_SCAN_OWN_MAX];
+	bool ok;
+	int n;
+
+	if (!tf->links_link || !tf->of_link || fd_scan_open(&tf->scan))
+		return;
+	n = fd_scan_holders(tf->scan, tf->own_ids[0], &v);
+	ok = n == 1 && holds(v, n, tf->own_ids[0]);
+	free(v);
+	v = NULL;
+	n = ok ? fd_scan_holders(tf->scan, 0, &v) : -1;
+	ok = ok && holds(v, n, tf->own_ids[0]) && holds(v, n, tf->own_ids[2]);
+	free(v);
+	if (!ok) {
+		fd_scan_close(tf->scan);
+		tf->scan = NULL;
+		return;
+	}
+	bpf_link__destroy(tf->links_link);
+	bpf_link__destroy(tf->of_link);
+	tf->links_link = tf->of_link = NULL;
+	fd_scan_own_link_ids(tf->scan, ids);
+	tf->own_ids[2] = ids[0];
+	tf->own_ids[3] = ids[1];
+}
+
 static void open_iterator(struct task_files *tf)
 {
 	/* iter/bpf_link came in 5.19, iter/task_file in 5.8 */
@@ -154,6 +203,7 @@ static void open_iterator(struct task_files *tf)
 	}
 	tf->own_ids[4] =
 		attach_iter(tf->skel->progs.perf_event_files, &tf->perf_link);
+	use_scan(tf);
 }
 
 int task_files_open(struct task_files **out)
@@ -181,6 +231,7 @@ void task_files_close(struct task_files *tf)
 {
 	if (!tf)
 		return;
+	fd_scan_close(tf->scan);
 	bpf_link__destroy(tf->perf_link);
 	bpf_link__destroy(tf->of_link);
 	bpf_link__destroy(tf->links_link);
@@ -546,11 +597,33 @@ static size_t holders_sort_unique(struct link_holder *v,
 	return kept;
 }
 
+/*
+ * By the fd-table scan: every holder (@link_id 0) or one link's, sorted.
+ * Return: the count, or -errno (the caller falls back but on -ENOMEM).
+ */
+static int holders_by_scan(struct task_files *tf, __u32 link_id,
+			   struct link_holder **out)
+{
+	struct link_holder *v;
+	int n = fd_scan_holders(tf->scan, link_id, &v);
+
+	if (n < 0)
+		return n;
+	*out = v;
+	return (int)holders_sort_unique(v, v + n, (size_t)n, tf->own_ids);
+}
+
 int task_files_read_links(struct task_files *tf, struct link_holder **out)
 {
 	struct records r = {.size = sizeof(struct link_holder)};
 	size_t last = __atomic_load_n(&tf->last_links, __ATOMIC_RELAXED);
 	int err;
+
+	if (tf->scan) {
+		err = holders_by_scan(tf, 0, out);
+		if (err >= 0 || err == -ENOMEM)
+			return err;
+	}
 
 	/* room for the last pass's records twice: the sort's second half */
 	err = records_reserve(&r, 2 * last + 256);
@@ -609,6 +682,11 @@ int task_files_read_link(struct task_files *tf, __u32 link_id,
 	struct link_holder *all = NULL;
 	int n, i, kept = 0, err;
 
+	if (tf->scan && !is_own(tf->own_ids, link_id)) {
+		n = holders_by_scan(tf, link_id, out);
+		if (n >= 0 || n == -ENOMEM)
+			return n;
+	}
 	if (tf->of_link && !is_own(tf->own_ids, link_id)) {
 		err = records_reserve(&r, 64);
 		if (!err)

@@ -112,8 +112,9 @@ int task_files_read(struct task_files *tf, struct task_file **out);
  *       of their own, count once); the handle's own links left out; the
  *       caller frees it
  *
- * The iterator's links-only program where it loaded, else the records of
- * task_files_read(). Same rules and capabilities as task_files_read().
+ * A scan of every fd table (fd_scan.h) where it loaded, else the
+ * iterator's links-only program, else the records of task_files_read().
+ * Same rules and capabilities as task_files_read().
  * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of read(2) on the
  * iterator or of opendir(/proc).
  */
@@ -126,10 +127,11 @@ int task_files_read_links(struct task_files *tf, struct link_holder **out);
  * @out: malloc'd array of its (link, process) pairs, as
  *       task_files_read_links() gives them; the caller frees it
  *
- * A program that keeps only that link's fds where it loaded (the kernel
- * still visits every task's files, but nothing else is copied out or
- * sorted), else (or when the filter's map is full or its read fails)
- * task_files_read_links() filtered. Same rules and capabilities as
+ * A program that keeps only that link's fds where it loaded: the fd-table
+ * scan (fd_scan.h, one record per table that holds it), else the
+ * task-file program (the kernel still visits every task's files, but
+ * nothing else is copied out or sorted); else (or when the filter's map is
+ * full or its read fails) task_files_read_links() filtered. Same rules and capabilities as
  * task_files_read().
  * Return: the count, or -ENOMEM, -EOVERFLOW, -errno of read(2) on the
  * iterator or of opendir(/proc).

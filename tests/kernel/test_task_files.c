@@ -19,11 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+
+#include <bpf/bpf.h>
 
 #include "check.h"
 #include "child.h"
+#include "fd_scan.h"
 #include "task_files.h"
 
 /* A known file of a helper: what it printed */
@@ -506,6 +511,98 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 	free(v);
 }
 
+/* fds of this process that /proc/self/fdinfo says are link @id's */
+static int own_fds_of_link(__u32 id, int max_fd)
+{
+	char path[64], line[256];
+	unsigned int got;
+	int fd, n = 0;
+	FILE *fp;
+
+	for (fd = 0; fd <= max_fd; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		fp = fopen(path, "re");
+		if (!fp)
+			continue;
+		while (fgets(line, sizeof(line), fp))
+			if (sscanf(line, "link_id: %u", &got) == 1 && got == id)
+				n++;
+		fclose(fp);
+	}
+	return n;
+}
+
+/* Kernel 6.2 or later, where the fd-table scan must load */
+static bool kernel_has_rdonly_cast(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 2));
+}
+
+#define SCAN_FDS 2500
+
+/*
+ * The fd-table scan with a table of more link fds than one program run
+ * may write: this process holds mklinks' first link SCAN_FDS + 1 times.
+ * Every table holds one record per fd, so this process's records of the
+ * link are as many as fdinfo's fds of it, each fd once across the resumed
+ * runs; the filtered scan gives one record per table (this process and
+ * mklinks).
+ */
+static void check_scan_resume(pid_t ml, __u32 id)
+{
+	struct rlimit rl = {SCAN_FDS + 256, SCAN_FDS + 256};
+	struct link_holder *v = NULL;
+	int fds[SCAN_FDS + 1], i, n, mine = 0, want, max_fd = 0, err;
+	struct fd_scan *s;
+
+	err = fd_scan_open(&s);
+	if (err && !kernel_has_rdonly_cast()) {
+		diag("fd-table scan: not on this kernel (%s)", strerror(-err));
+		return;
+	}
+	if (!CHECK(!err, "fd_scan_open: %s", strerror(-err)))
+		return;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		bail_out("setrlimit");
+	fds[0] = bpf_link_get_fd_by_id(id);
+	if (fds[0] < 0)
+		bail_out("link %u by id", id);
+	for (i = 1; i <= SCAN_FDS; i++)
+		if ((fds[i] = dup(fds[0])) < 0)
+			bail_out("dup");
+	for (i = 0; i <= SCAN_FDS; i++)
+		max_fd = fds[i] > max_fd ? fds[i] : max_fd;
+	want = own_fds_of_link(id, max_fd);
+	n = fd_scan_holders(s, 0, &v);
+	CHECK(n >= 0, "fd_scan_holders: %s", n < 0 ? strerror(-n) : "ok");
+	for (i = 0; i < n; i++)
+		mine += v[i].link_id == id && v[i].pid == (__u32)getpid();
+	EXPECT(want == SCAN_FDS + 1 && mine == want,
+	       "link %u: %d records of this process, fdinfo says %d fds", id,
+	       mine, want);
+	free(v);
+	v = NULL;
+	n = fd_scan_holders(s, id, &v);
+	CHECK(n >= 0, "fd_scan_holders %u: %s", id,
+	      n < 0 ? strerror(-n) : "ok");
+	EXPECT(n == 2 && v[0].link_id == id && v[1].link_id == id &&
+		       ((v[0].pid == (__u32)ml &&
+			 v[1].pid == (__u32)getpid()) ||
+			(v[1].pid == (__u32)ml && v[0].pid == (__u32)getpid())),
+	       "link %u alone: %d records, want mklinks and this process", id,
+	       n);
+	free(v);
+	for (i = 0; i <= SCAN_FDS; i++)
+		close(fds[i]);
+	fd_scan_close(s);
+	group_end("fd-table scan: %d fds of one link in one table, each once",
+		  SCAN_FDS + 1);
+}
+
 int main(void)
 {
 	const char *mklinks = getenv("MKLINKS"), *setbpf = getenv("SETBPF");
@@ -545,6 +642,7 @@ int main(void)
 	else
 		check_all(tf, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(tf); /* its iter link would be in the walk */
+	check_scan_resume(ml.pid, lk[0].id);
 	check_all(walk, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(walk);
 	child_stop(&ml);
