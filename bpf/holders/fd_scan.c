@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Link holders by a scan of fd tables (fd_scan.h). */
+/* Link holders and perf events by a scan of fd tables (fd_scan.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -17,24 +17,19 @@
 
 struct fd_scan {
 	struct fd_tables_bpf *skel;
-	struct bpf_link *all;	   /* every table */
+	struct bpf_link *links;	   /* every table's link fds */
+	struct bpf_link *perf;	   /* every table's perf events */
 	struct bpf_link *filtered; /* one link's, or the rest of a table */
 	__u32 own_ids[FD_SCAN_OWN_MAX];
 };
 
 /* Must match struct scan_filter of fd_tables.bpf.c */
 struct fd_scan_filter {
+	__u32 kind; /* enum task_file_kind */
 	__u32 link_id;
 	__u32 tid;
 	__u32 chunk;
 };
-
-/* A resume record of the programs: a table with more link fds than one
- * run may write, whose rest starts at chunk @comm[0..3] of task @pid */
-static bool is_resume(const struct link_holder *h)
-{
-	return h->link_id == 0;
-}
 
 static __u32 link_id_of(struct bpf_link *link)
 {
@@ -46,6 +41,16 @@ static __u32 link_id_of(struct bpf_link *link)
 	return info.id;
 }
 
+static int attach(struct bpf_program *prog, struct bpf_link **link,
+		  __u32 *id)
+{
+	*link = bpf_program__attach_iter(prog, NULL);
+	if (!*link)
+		return errno ? -errno : -EINVAL;
+	*id = link_id_of(*link);
+	return *id ? 0 : -EINVAL;
+}
+
 int fd_scan_open(struct fd_scan **out)
 {
 	struct fd_scan *s = calloc(1, sizeof(*s));
@@ -54,21 +59,16 @@ int fd_scan_open(struct fd_scan **out)
 	if (!s)
 		return -ENOMEM;
 	s->skel = fd_tables_bpf__open_and_load();
-	err = s->skel ? 0 : -errno;
-	if (!err) {
-		s->all = bpf_program__attach_iter(
-			s->skel->progs.scan_link_holders, NULL);
-		s->filtered = bpf_program__attach_iter(
-			s->skel->progs.scan_link_holders_filtered, NULL);
-		if (!s->all || !s->filtered)
-			err = errno ? -errno : -EINVAL;
-	}
-	if (!err) {
-		s->own_ids[0] = link_id_of(s->all);
-		s->own_ids[1] = link_id_of(s->filtered);
-		if (!s->own_ids[0] || !s->own_ids[1])
-			err = -EINVAL;
-	}
+	err = s->skel ? 0 : (errno ? -errno : -EINVAL);
+	if (!err)
+		err = attach(s->skel->progs.scan_link_holders, &s->links,
+			     &s->own_ids[0]);
+	if (!err)
+		err = attach(s->skel->progs.scan_filtered, &s->filtered,
+			     &s->own_ids[1]);
+	if (!err)
+		err = attach(s->skel->progs.scan_perf_events, &s->perf,
+			     &s->own_ids[2]);
 	if (err) {
 		fd_scan_close(s);
 		return err;
@@ -81,8 +81,9 @@ void fd_scan_close(struct fd_scan *s)
 {
 	if (!s)
 		return;
+	bpf_link__destroy(s->perf);
 	bpf_link__destroy(s->filtered);
-	bpf_link__destroy(s->all);
+	bpf_link__destroy(s->links);
 	fd_tables_bpf__destroy(s->skel);
 	free(s);
 }
@@ -93,89 +94,122 @@ int fd_scan_own_link_ids(const struct fd_scan *s, __u32 ids[FD_SCAN_OWN_MAX])
 	return FD_SCAN_OWN_MAX;
 }
 
-/* The filtered program's records for @f, asked by this thread */
-static int read_filtered(struct fd_scan *s, const struct fd_scan_filter *f,
-			 struct link_holder **out)
+/* Records of @size bytes, with room for as many again after the last */
+struct scan_records {
+	char *v;
+	size_t n, size;
+};
+
+/* Append @add (@n records, freed here) */
+static int append(struct scan_records *r, void *add, int n)
 {
-	int map = bpf_map__fd(s->skel->maps.scan_filters), n;
-	__u32 tid = (__u32)syscall(SYS_gettid);
+	char *p;
 
-	if (bpf_map_update_elem(map, &tid, f, BPF_ANY))
-		return -errno;
-	n = iter_records_read(bpf_link__fd(s->filtered), sizeof(**out),
-			      (void **)out);
-	bpf_map_delete_elem(map, &tid);
-	return n;
-}
-
-/* Append @add (@n records, freed here) to *@v of *@len records, with the
- * room fd_scan_holders() promises */
-static int append(struct link_holder **v, size_t *len, struct link_holder *add,
-		  size_t n)
-{
-	struct link_holder *p = realloc(*v, 2 * (*len + n) * sizeof(*p) + 1);
-
+	if (n < 0)
+		return n;
+	p = realloc(r->v, 2 * (r->n + (size_t)n) * r->size + 1);
 	if (!p) {
 		free(add);
 		return -ENOMEM;
 	}
 	if (n)
-		memcpy(p + *len, add, n * sizeof(*p));
+		memcpy(p + r->n * r->size, add, (size_t)n * r->size);
 	free(add);
-	*v = p;
-	*len += n;
+	r->v = p;
+	r->n += (size_t)n;
 	return 0;
 }
 
-/* Read the rest of each table that a resume record in @*v stands for;
- * resumes the rest itself writes are read in turn */
-static int read_rests(struct fd_scan *s, struct link_holder **v, size_t *len)
+/* The filtered program's records for @f, asked by this thread */
+static int read_filtered(struct fd_scan *s, const struct fd_scan_filter *f,
+			 struct scan_records *r)
 {
-	struct fd_scan_filter f = {0};
-	struct link_holder *rest;
-	size_t i;
-	int n, err;
+	int map = bpf_map__fd(s->skel->maps.scan_filters), n;
+	__u32 tid = (__u32)syscall(SYS_gettid);
+	void *got = NULL;
 
-	for (i = 0; i < *len; i++) {
-		if (!is_resume(&(*v)[i]))
+	if (bpf_map_update_elem(map, &tid, f, BPF_ANY))
+		return -errno;
+	n = iter_records_read(bpf_link__fd(s->filtered), r->size, &got);
+	bpf_map_delete_elem(map, &tid);
+	return append(r, got, n);
+}
+
+/*
+ * A resume record: a table with more records than one program run may
+ * write, whose rest starts at a chunk; its first three words are 0, the
+ * task id and the chunk (fd_tables.bpf.c, RUN_BYTES_MAX).
+ */
+static bool is_resume(const struct scan_records *r, size_t i,
+		      struct fd_scan_filter *f)
+{
+	__u32 w[3];
+
+	memcpy(w, r->v + i * r->size, sizeof(w));
+	f->tid = w[1];
+	f->chunk = w[2];
+	return w[0] == 0;
+}
+
+/* Read the rest of each table a resume record stands for (those the rest
+ * writes in turn too), then drop the resume records */
+static int read_rests(struct fd_scan *s, __u32 kind, struct scan_records *r)
+{
+	struct fd_scan_filter f = {.kind = kind};
+	size_t i, kept = 0;
+	int err;
+
+	for (i = 0; i < r->n; i++) {
+		if (!is_resume(r, i, &f))
 			continue;
-		f.tid = (*v)[i].pid;
-		memcpy(&f.chunk, (*v)[i].comm, sizeof(f.chunk));
-		n = read_filtered(s, &f, &rest);
-		if (n < 0)
-			return n;
-		err = append(v, len, rest, (size_t)n);
+		err = read_filtered(s, &f, r);
 		if (err)
 			return err;
 	}
-	return 0;
+	for (i = 0; i < r->n; i++)
+		if (!is_resume(r, i, &f))
+			memmove(r->v + kept++ * r->size, r->v + i * r->size,
+				r->size);
+	r->n = kept;
+	return r->n > INT_MAX ? -EOVERFLOW : 0;
+}
+
+/* Every table's records by @all, or @f's; resumed tables read whole */
+static int scan_read(struct fd_scan *s, struct bpf_link *all,
+		     const struct fd_scan_filter *f, size_t size, void **out)
+{
+	struct scan_records r = {.size = size};
+	void *got = NULL;
+	int err, n;
+
+	if (all) {
+		n = iter_records_read(bpf_link__fd(all), size, &got);
+		err = append(&r, got, n);
+	} else {
+		err = read_filtered(s, f, &r);
+	}
+	if (!err)
+		err = read_rests(s, f->kind, &r);
+	if (err) {
+		free(r.v);
+		return err;
+	}
+	*out = r.v;
+	return (int)r.n;
 }
 
 int fd_scan_holders(struct fd_scan *s, __u32 link_id,
 		    struct link_holder **out)
 {
-	struct fd_scan_filter f = {.link_id = link_id};
-	struct link_holder *v = NULL, *got = NULL;
-	size_t len = 0, i, kept = 0;
-	int n, err;
+	struct fd_scan_filter f = {.kind = TASK_FILE_LINK, .link_id = link_id};
 
-	n = link_id ? read_filtered(s, &f, &got)
-		    : iter_records_read(bpf_link__fd(s->all), sizeof(*got),
-					(void **)&got);
-	if (n < 0)
-		return n;
-	err = append(&v, &len, got, (size_t)n);
-	if (!err && !link_id)
-		err = read_rests(s, &v, &len);
-	if (!err && len > INT_MAX)
-		err = -EOVERFLOW;
-	if (err) {
-		free(v);
-		return err;
-	}
-	for (i = 0; i < len; i++)
-		if (!is_resume(&v[i]))
-			v[kept++] = v[i];
-	*out = v;
-	return (int)kept;
+	return scan_read(s, link_id ? NULL : s->links, &f, sizeof(**out),
+			 (void **)out);
+}
+
+int fd_scan_perf_events(struct fd_scan *s, struct task_file **out)
+{
+	struct fd_scan_filter f = {.kind = TASK_FILE_PERF_EVENT};
+
+	return scan_read(s, s->perf, &f, sizeof(**out), (void **)out);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Link holders by a scan of each process's fd table (progs/fd_tables.bpf.c):
- * the records of task_files' links-only programs at a fifth of their cost,
+ * Link holders and perf events by a scan of each process's fd table
+ * (progs/fd_tables.bpf.c): the records of task_files' links-only and
+ * perf-events-only programs at a fifth of their cost,
  * where the kernel has bpf_rdonly_cast() (6.2+) and bpf_loop() (5.17+).
  * task_files.c uses it in their place where it loads and finds the handle's
  * own links.
@@ -13,8 +14,8 @@
 
 #include "task_files.h"
 
-/* The scan's iterator links: every table, and the filtered one */
-#define FD_SCAN_OWN_MAX 2
+/* The scan's iterator links: link fds, filtered, perf events */
+#define FD_SCAN_OWN_MAX 3
 
 struct fd_scan;
 
@@ -49,7 +50,8 @@ int fd_scan_own_link_ids(const struct fd_scan *s,
  *       (init namespace) thread-group ids, as task_files reports them
  *
  * Records come by task id and fd, but for tables of over a thousand link
- * fds, whose rest is read after the walk and comes last. Not sorted, not
+ * fds (one program run writes at most 24 KiB), whose rest is read after
+ * the walk and comes last. Not sorted, not
  * unique: the caller sorts. The handle's own links are in them.
  *
  * Return: the count, or -errno of read(2) on the iterator, -ENOMEM,
@@ -57,5 +59,16 @@ int fd_scan_own_link_ids(const struct fd_scan *s,
  */
 int fd_scan_holders(struct fd_scan *s, __u32 link_id,
 		    struct link_holder **out);
+
+/**
+ * fd_scan_perf_events() - every perf event fd with a BPF program attached
+ * @s: the handle
+ * @out: malloc'd array of TASK_FILE_PERF_EVENT records (the caller frees),
+ *       as task_files_read_perf_events() gives them, by task id and fd but
+ *       for the rest of tables of over 384 such fds, which comes last
+ *
+ * Return: the count, or -errno as fd_scan_holders().
+ */
+int fd_scan_perf_events(struct fd_scan *s, struct task_file **out);
 
 #endif

@@ -155,7 +155,8 @@ static void use_scan(struct task_files *tf)
 	bool ok;
 	int n;
 
-	if (!tf->links_link || !tf->of_link || fd_scan_open(&tf->scan))
+	if (!tf->links_link || !tf->of_link || !tf->perf_link ||
+	    fd_scan_open(&tf->scan))
 		return;
 	n = fd_scan_holders(tf->scan, tf->own_ids[0], &v);
 	ok = n == 1 && holds(v, n, tf->own_ids[0]);
@@ -171,10 +172,12 @@ static void use_scan(struct task_files *tf)
 	}
 	bpf_link__destroy(tf->links_link);
 	bpf_link__destroy(tf->of_link);
-	tf->links_link = tf->of_link = NULL;
+	bpf_link__destroy(tf->perf_link);
+	tf->links_link = tf->of_link = tf->perf_link = NULL;
 	fd_scan_own_link_ids(tf->scan, ids);
 	tf->own_ids[2] = ids[0];
 	tf->own_ids[3] = ids[1];
+	tf->own_ids[4] = ids[2];
 }
 
 static void open_iterator(struct task_files *tf)
@@ -488,9 +491,18 @@ int task_files_read_perf_events(struct task_files *tf, struct task_file **out)
 {
 	size_t raw;
 
-	if (!tf->skel || !tf->perf_link || !tf->keys_link)
+	struct task_file *v;
+	int n;
+
+	if (!tf->skel || !tf->keys_link || (!tf->perf_link && !tf->scan))
 		return -EOPNOTSUPP;
-	return read_records(tf, tf->perf_link, 64, out, &raw);
+	if (!tf->scan)
+		return read_records(tf, tf->perf_link, 64, out, &raw);
+	n = fd_scan_perf_events(tf->scan, &v);
+	if (n < 0)
+		return n;
+	*out = v;
+	return (int)sort_unique(v, (size_t)n, tf->own_ids);
 }
 
 /* task_files_read()'s link records, where links_link did not load */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Link holders by a scan of each process's fd table, from the task
- * iterator (iter/task) with bpf_loop(): the same records as link_holders
- * and link_holders_of of task_files.bpf.c, in the same order (tasks by id,
- * fds ascending), for about a fifth of the cost.
+ * Link holders and perf events by a scan of each process's fd table, from
+ * the task iterator (iter/task) with bpf_loop(): the same records as
+ * link_holders, link_holders_of and perf_event_files of task_files.bpf.c,
+ * in the same order (tasks by id, fds ascending), for a fifth of the cost.
  *
  * The task-file iterator takes and drops a reference on every open file of
  * the host and runs its program once per file; with 10,000 link fds held,
@@ -24,39 +24,14 @@
 #include <bpf/bpf_core_read.h>
 
 #include "iter_types.h"
+#include "anon_files.h"
 
-#define TASK_COMM_LEN 16
-/* The anonymous inodes' file system (ANON_INODE_FS_MAGIC, linux/magic.h) */
-#define ANON_INODE_FS_MAGIC 0x09041934
 /* file pointers read at once: 128 bytes of the caller's stack */
 #define CHUNK 16
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 /* The kernel's types, reduced to what is read; CO-RE fixes the offsets. */
-
-struct qstr {
-	const unsigned char *name;
-} __attribute__((preserve_access_index));
-
-struct super_block {
-	unsigned long s_magic;
-} __attribute__((preserve_access_index));
-
-struct dentry {
-	struct qstr d_name;
-	struct super_block *d_sb;
-} __attribute__((preserve_access_index));
-
-struct path {
-	struct dentry *dentry;
-} __attribute__((preserve_access_index));
-
-struct file {
-	struct path f_path;
-	const void *f_op;
-	void *private_data;
-} __attribute__((preserve_access_index));
 
 struct fdtable {
 	unsigned int max_fds;
@@ -88,23 +63,48 @@ struct holder_record {
 	char comm[TASK_COMM_LEN];
 };
 
-/*
- * The file_operations of link files (bpf_link_fops and, for links that
- * poll, bpf_link_fops_poll), learnt from the first file whose name says
- * so: the symbols are not in kallsyms on kernels built without
- * CONFIG_KALLSYMS_ALL. Each slot is written only with a link's f_op, one
- * 64-bit store, so a scan in another thread reads a right one or 0.
- */
-__u64 link_fops[2];
+/* Must match struct task_file of task_files.h */
+struct perf_record {
+	__u32 pid;
+	__u32 fd;
+	__u32 kind;
+	__u32 id;
+	char comm[TASK_COMM_LEN];
+	__u64 key;
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
+	char prog_name[16];
+};
 
 /*
- * What each reading thread asks of scan_link_holders_filtered, by its
- * thread id (a read(2) of an iterator runs the program in the reader's
- * thread, so threads reading at once each see their own filter).
+ * The file_operations of link files (bpf_link_fops and, for links that
+ * poll, bpf_link_fops_poll) and of perf events (perf_fops), learnt from
+ * the first file whose name says so: the symbols are not in kallsyms on
+ * kernels built without CONFIG_KALLSYMS_ALL. Each slot is written only
+ * with such an f_op, one 64-bit store, so a scan in another thread reads a
+ * right one or 0.
+ */
+__u64 link_fops[2];
+__u64 perf_fops;
+
+/*
+ * Always 0, but the verifier cannot know it: struct scan's count of bytes
+ * starts from it, so the verifier does not follow each value the count
+ * takes as a state of its own.
+ */
+__u32 unknown_zero;
+
+/*
+ * What each reading thread asks of scan_filtered, by its thread id (a
+ * read(2) of an iterator runs the program in the reader's thread, so
+ * threads reading at once each see their own filter).
  * Must match struct fd_scan_filter of fd_scan.c.
  */
 struct scan_filter {
-	__u32 link_id; /* this link's holders, one record per table; or 0 */
+	__u32 kind;    /* KIND_LINK or KIND_PERF_EVENT */
+	__u32 link_id; /* KIND_LINK: this link's holders, one record per
+			  table; or 0 */
 	__u32 tid;     /* or the rest of this task's table... */
 	__u32 chunk;   /* ...from this chunk on */
 };
@@ -117,13 +117,13 @@ struct {
 } scan_filters SEC(".maps");
 
 /*
- * The records one program run may write: the iterator's buffer holds 32
- * KiB (PAGE_SIZE << 3, kernel/bpf/bpf_iter.c), and a run that writes more
- * fails the read with E2BIG. A table with more link fds stops at a chunk
- * and writes a resume record; the reader reads the rest through the
- * filtered program.
+ * The bytes one program run may write: the iterator's buffer holds 32 KiB
+ * (PAGE_SIZE << 3, kernel/bpf/bpf_iter.c), and a run that writes more fails
+ * the read with E2BIG. A table with more fds to report stops at a chunk and
+ * writes a resume record (a record whose first word is 0, then the task id
+ * and the chunk); the reader reads the rest through the filtered program.
  */
-#define RUN_RECORDS_MAX 1024
+#define RUN_BYTES_MAX 24576
 
 /* One fd table's scan: bpf_loop()'s context, on the program's stack */
 struct scan {
@@ -131,86 +131,116 @@ struct scan {
 	__u64 fds;	/* the table's struct file *[max_fds] */
 	__u64 open_fds; /* its bitmap */
 	__u64 word;	/* the bitmap word of the chunk */
+	__u32 kind;	/* what to report: KIND_LINK or KIND_PERF_EVENT */
 	__u32 first;	/* the chunk the scan starts at */
-	__u32 want;	/* the one link asked about; 0: all */
+	__u32 want;	/* KIND_LINK: the one link asked about; 0: all */
 	__u32 tid;	/* the task, for a resume record */
-	__u32 written;	/* records this run */
+	__u32 written;	/* bytes this run may have written, at most */
 	struct holder_record r;
+	struct perf_record p;
 };
 
-/* A link file, by the name of its anonymous inode ("bpf_link" from its
- * attacher, "bpf-link" from a pin or an id); any other file is not */
-static __always_inline int is_link_by_name(struct file *file)
-{
-	struct dentry *dentry = file->f_path.dentry;
-	char name[16];
-
-	if (!dentry || dentry->d_sb->s_magic != ANON_INODE_FS_MAGIC)
-		return 0;
-	if (bpf_probe_read_kernel(name, sizeof(name), dentry->d_name.name))
-		return 0;
-	return name[0] == 'b' && name[1] == 'p' && name[2] == 'f' &&
-	       (name[3] == '_' || name[3] == '-') && name[4] == 'l' &&
-	       name[5] == 'i' && name[6] == 'n' && name[7] == 'k' && !name[8];
-}
-
-static __always_inline int is_link(struct file *file)
+static __always_inline int file_kind(struct file *file)
 {
 	const void *fop = file->f_op;
+	int kind;
 
 	if (!fop)
 		return 0;
 	if (fop == (const void *)link_fops[0] ||
 	    fop == (const void *)link_fops[1])
-		return 1;
-	if (!is_link_by_name(file))
-		return 0;
-	if (!link_fops[0])
+		return KIND_LINK;
+	if (fop == (const void *)perf_fops)
+		return KIND_PERF_EVENT;
+	kind = name_kind(file);
+	if (kind == KIND_PERF_EVENT)
+		perf_fops = (__u64)fop;
+	else if (kind == KIND_LINK && !link_fops[0])
 		link_fops[0] = (__u64)fop;
-	else
+	else if (kind == KIND_LINK)
 		link_fops[1] = (__u64)fop;
-	return 1;
+	return kind;
 }
 
-/* One open file: a record if it is a link (the one asked about).
- * Return: 1 when the one link asked about is found, else 0. */
-static __always_inline int scan_file(struct scan *s, __u64 ptr)
+/* A link fd: its record. Return: 1 when the one link asked about is
+ * found, else 0. */
+static __always_inline int link_record(struct scan *s, struct file *file)
+{
+	struct bpf_link *link = bpf_rdonly_cast(
+		file->private_data, bpf_core_type_id_kernel(struct bpf_link));
+
+	s->r.link_id = link->id;
+	if (!s->r.link_id || (s->want && s->r.link_id != s->want))
+		return 0; /* a link not yet settled, or another */
+	bpf_seq_write(s->seq, &s->r, sizeof(s->r));
+	return s->want != 0;
+}
+
+/* A perf event fd @fd: its record if a program is attached to it */
+static __always_inline void perf_record(struct scan *s, struct file *file,
+					__u64 ptr, __u32 fd)
+{
+	struct perf_event *event = bpf_rdonly_cast(
+		file->private_data, bpf_core_type_id_kernel(struct perf_event));
+	struct bpf_prog *prog = event->prog;
+
+	if (!prog)
+		return;
+	s->p.id = prog->aux->id;
+	if (!s->p.id)
+		return;
+	s->p.fd = fd;
+	s->p.key = ptr; /* the file's address, as task_files.bpf.c's */
+	s->p.config = event->attr.config;
+	s->p.event_type = event->attr.type;
+	bpf_probe_read_kernel_str(s->p.prog_name, sizeof(s->p.prog_name),
+				  prog->aux->name);
+	bpf_seq_write(s->seq, &s->p, sizeof(s->p));
+}
+
+/* Open file @ptr, fd @fd. Return: 1 to end the scan, else 0. */
+static __always_inline int scan_file(struct scan *s, __u64 ptr, __u32 fd)
 {
 	struct file *file;
-	struct bpf_link *link;
+	int kind;
 
 	if (!ptr)
 		return 0;
 	file = bpf_rdonly_cast((void *)ptr,
 			       bpf_core_type_id_kernel(struct file));
-	if (!is_link(file))
+	kind = file_kind(file);
+	if ((__u32)kind != s->kind)
 		return 0;
-	link = bpf_rdonly_cast(file->private_data,
-			       bpf_core_type_id_kernel(struct bpf_link));
-	s->r.link_id = link->id;
-	if (!s->r.link_id || (s->want && s->r.link_id != s->want))
-		return 0; /* a link not yet settled, or another */
-	bpf_seq_write(s->seq, &s->r, sizeof(s->r));
-	s->written++;
-	return s->want != 0;
+	if (kind == KIND_LINK)
+		return link_record(s, file);
+	perf_record(s, file, ptr, fd);
+	return 0;
+}
+
+/* The record the scan writes, in bytes */
+static __always_inline __u32 record_size(const struct scan *s)
+{
+	return s->kind == KIND_LINK ? sizeof(s->r) : sizeof(s->p);
 }
 
 /*
  * Chunk @i past the first of the table, fds [c * CHUNK, (c + 1) * CHUNK)
  * for chunk c: the files the bitmap says are open. Return: 1 to end the
- * scan (the link asked about found, the run's records spent, or the
- * table unreadable), else 0.
+ * scan (the link asked about found, the run's bytes spent, or the table
+ * unreadable), else 0.
  */
 static long scan_chunk(__u32 i, struct scan *s)
 {
 	__u32 c = s->first + i, bits, j;
 	__u64 ptrs[CHUNK];
-	struct holder_record resume = {};
 
-	if (s->written > RUN_RECORDS_MAX - CHUNK) {
-		resume.pid = s->tid;
-		*(__u32 *)resume.comm = c;
-		bpf_seq_write(s->seq, &resume, sizeof(resume));
+	if (s->written + CHUNK * record_size(s) > RUN_BYTES_MAX) {
+		struct perf_record resume = {.fd = s->tid, .kind = c};
+
+		/* a record of either size, its first three words 0, tid, c */
+		bpf_seq_write(s->seq, &resume,
+			      s->kind == KIND_LINK ? sizeof(s->r)
+						   : sizeof(resume));
 		return 1;
 	}
 	if ((i == 0 || c % (64 / CHUNK) == 0) &&
@@ -220,16 +250,19 @@ static long scan_chunk(__u32 i, struct scan *s)
 	bits = (s->word >> (c % (64 / CHUNK) * CHUNK)) & ((1u << CHUNK) - 1);
 	if (!bits)
 		return 0;
+	/* counted per chunk, not per record: a count the files' branches
+	 * change would split the verifier's states at each of them */
+	s->written += CHUNK * record_size(s);
 	if (bpf_probe_read_kernel(ptrs, sizeof(ptrs),
 				  (void *)(s->fds + (__u64)c * CHUNK * 8)))
 		return 1;
 	for (j = 0; j < CHUNK; j++)
-		if (bits & (1u << j) && scan_file(s, ptrs[j]))
+		if (bits & (1u << j) && scan_file(s, ptrs[j], c * CHUNK + j))
 			return 1;
 	return 0;
 }
 
-/* Scan @task's fd table from chunk @first (see struct scan) */
+/* Scan @task's fd table from chunk s->first (see struct scan) */
 static __always_inline int scan_task(struct bpf_iter__task *ctx,
 				     struct scan *s)
 {
@@ -256,10 +289,13 @@ static __always_inline int scan_task(struct bpf_iter__task *ctx,
 	s->fds = (__u64)fdt->fd;
 	s->open_fds = (__u64)fdt->open_fds;
 	s->tid = task->pid;
-	s->r.pid = task->tgid;
+	s->r.pid = s->p.pid = task->tgid;
+	s->p.kind = KIND_PERF_EVENT;
+	s->written = unknown_zero;
 	/* comm is TASK_COMM_LEN bytes, always NUL-ended: no string read */
 	bpf_probe_read_kernel(s->r.comm, sizeof(s->r.comm),
 			      task->group_leader->comm);
+	__builtin_memcpy(s->p.comm, s->r.comm, sizeof(s->p.comm));
 	bpf_loop(chunks - s->first, scan_chunk, s, 0);
 	return 0;
 }
@@ -268,7 +304,17 @@ static __always_inline int scan_task(struct bpf_iter__task *ctx,
 SEC("iter/task")
 int scan_link_holders(struct bpf_iter__task *ctx)
 {
-	struct scan s = {};
+	struct scan s = {.kind = KIND_LINK};
+
+	return scan_task(ctx, &s);
+}
+
+/* Every perf event fd with a program: perf_event_files of
+ * task_files.bpf.c */
+SEC("iter/task")
+int scan_perf_events(struct bpf_iter__task *ctx)
+{
+	struct scan s = {.kind = KIND_PERF_EVENT};
 
 	return scan_task(ctx, &s);
 }
@@ -279,7 +325,7 @@ int scan_link_holders(struct bpf_iter__task *ctx)
  * table from a chunk on.
  */
 SEC("iter/task")
-int scan_link_holders_filtered(struct bpf_iter__task *ctx)
+int scan_filtered(struct bpf_iter__task *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct scan_filter *f = bpf_map_lookup_elem(&scan_filters, &tid);
@@ -288,6 +334,7 @@ int scan_link_holders_filtered(struct bpf_iter__task *ctx)
 
 	if (!f || !task || (f->tid && f->tid != (__u32)task->pid))
 		return 0;
+	s.kind = f->kind == KIND_PERF_EVENT ? KIND_PERF_EVENT : KIND_LINK;
 	s.want = f->link_id;
 	s.first = f->chunk;
 	return scan_task(ctx, &s);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -543,20 +544,44 @@ static bool kernel_has_rdonly_cast(void)
 }
 
 #define SCAN_FDS 2500
+#define SCAN_PERF_FDS 500
+
+/* @fd and @n dups of it in @fds; the caller's limit allows them */
+static void dup_fds(int fd, int *fds, int n)
+{
+	int i;
+
+	fds[0] = fd;
+	if (fd < 0)
+		bail_out("no fd to dup");
+	for (i = 1; i <= n; i++)
+		if ((fds[i] = dup(fd)) < 0)
+			bail_out("dup");
+}
+
+static void close_fds(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i <= n; i++)
+		close(fds[i]);
+}
 
 /*
- * The fd-table scan with a table of more link fds than one program run
- * may write: this process holds mklinks' first link SCAN_FDS + 1 times.
- * Every table holds one record per fd, so this process's records of the
- * link are as many as fdinfo's fds of it, each fd once across the resumed
- * runs; the filtered scan gives one record per table (this process and
- * mklinks).
+ * The fd-table scan with tables of more fds than one program run may
+ * write: this process holds mklinks' first link SCAN_FDS + 1 times (each
+ * run writes ~1,000 link records), then setbpf's first perf event
+ * SCAN_PERF_FDS + 1 times (~380 perf event records a run). Every table
+ * holds one record per fd, so this process's records of each are as many
+ * as fdinfo's fds of it (each fd once across the resumed runs); the
+ * filtered scan gives one record per table (this process and mklinks).
  */
-static void check_scan_resume(pid_t ml, __u32 id)
+static void check_scan_resume(pid_t ml, __u32 id, pid_t sb, int sb_fd)
 {
 	struct rlimit rl = {SCAN_FDS + 256, SCAN_FDS + 256};
+	int fds[SCAN_FDS + 1], i, n, mine = 0, want, err, pidfd;
 	struct link_holder *v = NULL;
-	int fds[SCAN_FDS + 1], i, n, mine = 0, want, max_fd = 0, err;
+	struct task_file *p = NULL;
 	struct fd_scan *s;
 
 	err = fd_scan_open(&s);
@@ -568,15 +593,8 @@ static void check_scan_resume(pid_t ml, __u32 id)
 		return;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		bail_out("setrlimit");
-	fds[0] = bpf_link_get_fd_by_id(id);
-	if (fds[0] < 0)
-		bail_out("link %u by id", id);
-	for (i = 1; i <= SCAN_FDS; i++)
-		if ((fds[i] = dup(fds[0])) < 0)
-			bail_out("dup");
-	for (i = 0; i <= SCAN_FDS; i++)
-		max_fd = fds[i] > max_fd ? fds[i] : max_fd;
-	want = own_fds_of_link(id, max_fd);
+	dup_fds(bpf_link_get_fd_by_id(id), fds, SCAN_FDS);
+	want = own_fds_of_link(id, SCAN_FDS + 256);
 	n = fd_scan_holders(s, 0, &v);
 	CHECK(n >= 0, "fd_scan_holders: %s", n < 0 ? strerror(-n) : "ok");
 	for (i = 0; i < n; i++)
@@ -596,11 +614,26 @@ static void check_scan_resume(pid_t ml, __u32 id)
 	       "link %u alone: %d records, want mklinks and this process", id,
 	       n);
 	free(v);
-	for (i = 0; i <= SCAN_FDS; i++)
-		close(fds[i]);
+	close_fds(fds, SCAN_FDS);
+
+	pidfd = (int)syscall(SYS_pidfd_open, sb, 0);
+	dup_fds(pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sb_fd, 0),
+		fds, SCAN_PERF_FDS);
+	close(pidfd);
+	n = fd_scan_perf_events(s, &p);
+	CHECK(n >= 0, "fd_scan_perf_events: %s", n < 0 ? strerror(-n) : "ok");
+	for (i = 0, mine = 0; i < n; i++)
+		mine += p[i].pid == (__u32)getpid() &&
+			p[i].kind == TASK_FILE_PERF_EVENT;
+	EXPECT(mine == SCAN_PERF_FDS + 1,
+	       "setbpf's perf event: %d records of this process, want %d",
+	       mine, SCAN_PERF_FDS + 1);
+	free(p);
+	close_fds(fds, SCAN_PERF_FDS);
 	fd_scan_close(s);
-	group_end("fd-table scan: %d fds of one link in one table, each once",
-		  SCAN_FDS + 1);
+	group_end("fd-table scan: %d fds of one link and %d of one perf event "
+		  "in one table, each once",
+		  SCAN_FDS + 1, SCAN_PERF_FDS + 1);
 }
 
 int main(void)
@@ -642,7 +675,7 @@ int main(void)
 	else
 		check_all(tf, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(tf); /* its iter link would be in the walk */
-	check_scan_resume(ml.pid, lk[0].id);
+	check_scan_resume(ml.pid, lk[0].id, sb.pid, (int)bk[0].fd);
 	check_all(walk, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(walk);
 	child_stop(&ml);
