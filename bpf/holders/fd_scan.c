@@ -153,9 +153,10 @@ static bool is_resume(const struct scan_records *r, size_t i,
 
 /* Read the rest of each table a resume record stands for (those the rest
  * writes in turn too), then drop the resume records */
-static int read_rests(struct fd_scan *s, __u32 kind, struct scan_records *r)
+static int read_rests(struct fd_scan *s, const struct fd_scan_filter *asked,
+		      struct scan_records *r)
 {
-	struct fd_scan_filter f = {.kind = kind};
+	struct fd_scan_filter f = *asked;
 	size_t i, kept = 0;
 	int err;
 
@@ -189,7 +190,7 @@ static int scan_read(struct fd_scan *s, struct bpf_link *all,
 		err = read_filtered(s, f, &r);
 	}
 	if (!err)
-		err = read_rests(s, f->kind, &r);
+		err = read_rests(s, f, &r);
 	if (err) {
 		free(r.v);
 		return err;

@@ -499,8 +499,9 @@ int task_files_read_perf_events(struct task_files *tf, struct task_file **out)
 	if (!tf->scan)
 		return read_records(tf, tf->perf_link, 64, out, &raw);
 	n = fd_scan_perf_events(tf->scan, &v);
+	/* a scan that failed but for memory: the caller reads task_files */
 	if (n < 0)
-		return n;
+		return n == -ENOMEM ? n : -EOPNOTSUPP;
 	*out = v;
 	return (int)sort_unique(v, (size_t)n, tf->own_ids);
 }

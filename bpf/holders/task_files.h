@@ -148,8 +148,11 @@ int task_files_read_link(struct task_files *tf, __u32 link_id,
  * Only where task_files_perf_link_keys() reads too: without it, the keys
  * of the links' perf events come from the LINK records.
  *
- * Return: the count, -EOPNOTSUPP where either iterator is missing (read
- * task_files_read() instead), or -errno.
+ * By the fd-table scan (fd_scan.h) where it loaded, else by a task-file
+ * program.
+ *
+ * Return: the count, -EOPNOTSUPP where either iterator is missing or the
+ * scan failed (read task_files_read() instead), or -errno.
  */
 int task_files_read_perf_events(struct task_files *tf, struct task_file **out);
 

@@ -234,7 +234,8 @@ static long scan_chunk(__u32 i, struct scan *s)
 	__u32 c = s->first + i, bits, j;
 	__u64 ptrs[CHUNK];
 
-	if (s->written + CHUNK * record_size(s) > RUN_BYTES_MAX) {
+	/* one link's holders: one record per table, never a resume */
+	if (!s->want && s->written + CHUNK * record_size(s) > RUN_BYTES_MAX) {
 		struct perf_record resume = {.fd = s->tid, .kind = c};
 
 		/* a record of either size, its first three words 0, tid, c */

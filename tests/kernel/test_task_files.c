@@ -567,6 +567,24 @@ static void close_fds(int *fds, int n)
 		close(fds[i]);
 }
 
+/* The filtered scan of link @id: one record per table, mklinks' and this
+ * process's */
+static void check_scan_one(struct fd_scan *s, pid_t ml, __u32 id)
+{
+	struct link_holder *v = NULL;
+	int n = fd_scan_holders(s, id, &v);
+
+	CHECK(n >= 0, "fd_scan_holders %u: %s", id,
+	      n < 0 ? strerror(-n) : "ok");
+	EXPECT(n == 2 && v[0].link_id == id && v[1].link_id == id &&
+		       ((v[0].pid == (__u32)ml &&
+			 v[1].pid == (__u32)getpid()) ||
+			(v[1].pid == (__u32)ml && v[0].pid == (__u32)getpid())),
+	       "link %u alone: %d records, want mklinks and this process", id,
+	       n);
+	free(v);
+}
+
 /*
  * The fd-table scan with tables of more fds than one program run may
  * write: this process holds mklinks' first link SCAN_FDS + 1 times (each
@@ -574,12 +592,14 @@ static void close_fds(int *fds, int n)
  * SCAN_PERF_FDS + 1 times (~380 perf event records a run). Every table
  * holds one record per fd, so this process's records of each are as many
  * as fdinfo's fds of it (each fd once across the resumed runs); the
- * filtered scan gives one record per table (this process and mklinks).
+ * filtered scan gives one record per table (this process and mklinks),
+ * also for mklinks' second link held at an fd past all those.
  */
-static void check_scan_resume(pid_t ml, __u32 id, pid_t sb, int sb_fd)
+static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
+			      int sb_fd)
 {
 	struct rlimit rl = {SCAN_FDS + 256, SCAN_FDS + 256};
-	int fds[SCAN_FDS + 1], i, n, mine = 0, want, err, pidfd;
+	int fds[SCAN_FDS + 1], i, n, mine = 0, want, err, pidfd, late;
 	struct link_holder *v = NULL;
 	struct task_file *p = NULL;
 	struct fd_scan *s;
@@ -604,16 +624,11 @@ static void check_scan_resume(pid_t ml, __u32 id, pid_t sb, int sb_fd)
 	       mine, want);
 	free(v);
 	v = NULL;
-	n = fd_scan_holders(s, id, &v);
-	CHECK(n >= 0, "fd_scan_holders %u: %s", id,
-	      n < 0 ? strerror(-n) : "ok");
-	EXPECT(n == 2 && v[0].link_id == id && v[1].link_id == id &&
-		       ((v[0].pid == (__u32)ml &&
-			 v[1].pid == (__u32)getpid()) ||
-			(v[1].pid == (__u32)ml && v[0].pid == (__u32)getpid())),
-	       "link %u alone: %d records, want mklinks and this process", id,
-	       n);
-	free(v);
+	check_scan_one(s, ml, id);
+	/* past the first link's fds, where one run's records would end */
+	late = bpf_link_get_fd_by_id(id2);
+	check_scan_one(s, ml, id2);
+	close(late);
 	close_fds(fds, SCAN_FDS);
 
 	pidfd = (int)syscall(SYS_pidfd_open, sb, 0);
@@ -675,7 +690,7 @@ int main(void)
 	else
 		check_all(tf, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(tf); /* its iter link would be in the walk */
-	check_scan_resume(ml.pid, lk[0].id, sb.pid, (int)bk[0].fd);
+	check_scan_resume(ml.pid, lk[0].id, lk[1].id, sb.pid, (int)bk[0].fd);
 	check_all(walk, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(walk);
 	child_stop(&ml);
