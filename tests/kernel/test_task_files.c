@@ -19,17 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
-
-#include <bpf/bpf.h>
 
 #include "check.h"
 #include "child.h"
-#include "fd_scan.h"
 #include "task_files.h"
 
 /* A known file of a helper: what it printed */
@@ -512,145 +506,6 @@ static void check_all(struct task_files *tf, pid_t ml, const struct known *lk,
 	free(v);
 }
 
-/* fds of this process that /proc/self/fdinfo says are link @id's */
-static int own_fds_of_link(__u32 id, int max_fd)
-{
-	char path[64], line[256];
-	unsigned int got;
-	int fd, n = 0;
-	FILE *fp;
-
-	for (fd = 0; fd <= max_fd; fd++) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		fp = fopen(path, "re");
-		if (!fp)
-			continue;
-		while (fgets(line, sizeof(line), fp))
-			if (sscanf(line, "link_id: %u", &got) == 1 && got == id)
-				n++;
-		fclose(fp);
-	}
-	return n;
-}
-
-/* Kernel 6.2 or later, where the fd-table scan must load */
-static bool kernel_has_rdonly_cast(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	return !uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
-	       (major > 6 || (major == 6 && minor >= 2));
-}
-
-#define SCAN_FDS 2500
-#define SCAN_PERF_FDS 500
-
-/* @fd and @n dups of it in @fds; the caller's limit allows them */
-static void dup_fds(int fd, int *fds, int n)
-{
-	int i;
-
-	fds[0] = fd;
-	if (fd < 0)
-		bail_out("no fd to dup");
-	for (i = 1; i <= n; i++)
-		if ((fds[i] = dup(fd)) < 0)
-			bail_out("dup");
-}
-
-static void close_fds(int *fds, int n)
-{
-	int i;
-
-	for (i = 0; i <= n; i++)
-		close(fds[i]);
-}
-
-/* The filtered scan of link @id: one record per table, mklinks' and this
- * process's */
-static void check_scan_one(struct fd_scan *s, pid_t ml, __u32 id)
-{
-	struct link_holder *v = NULL;
-	int n = fd_scan_holders(s, id, &v);
-
-	CHECK(n >= 0, "fd_scan_holders %u: %s", id,
-	      n < 0 ? strerror(-n) : "ok");
-	EXPECT(n == 2 && v[0].link_id == id && v[1].link_id == id &&
-		       ((v[0].pid == (__u32)ml &&
-			 v[1].pid == (__u32)getpid()) ||
-			(v[1].pid == (__u32)ml && v[0].pid == (__u32)getpid())),
-	       "link %u alone: %d records, want mklinks and this process", id,
-	       n);
-	free(v);
-}
-
-/*
- * The fd-table scan with tables of more fds than one program run may
- * write: this process holds mklinks' first link SCAN_FDS + 1 times (each
- * run writes ~1,000 link records), then setbpf's first perf event
- * SCAN_PERF_FDS + 1 times (~380 perf event records a run). Every table
- * holds one record per fd, so this process's records of each are as many
- * as fdinfo's fds of it (each fd once across the resumed runs); the
- * filtered scan gives one record per table (this process and mklinks),
- * also for mklinks' second link held at an fd past all those.
- */
-static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
-			      int sb_fd)
-{
-	struct rlimit rl = {SCAN_FDS + 256, SCAN_FDS + 256};
-	int fds[SCAN_FDS + 1], i, n, mine = 0, want, err, pidfd, late;
-	struct link_holder *v = NULL;
-	struct task_file *p = NULL;
-	struct fd_scan *s;
-
-	err = fd_scan_open(&s);
-	if (err && !kernel_has_rdonly_cast()) {
-		diag("fd-table scan: not on this kernel (%s)", strerror(-err));
-		return;
-	}
-	if (!CHECK(!err, "fd_scan_open: %s", strerror(-err)))
-		return;
-	if (setrlimit(RLIMIT_NOFILE, &rl))
-		bail_out("setrlimit");
-	dup_fds(bpf_link_get_fd_by_id(id), fds, SCAN_FDS);
-	want = own_fds_of_link(id, SCAN_FDS + 256);
-	n = fd_scan_holders(s, 0, &v);
-	CHECK(n >= 0, "fd_scan_holders: %s", n < 0 ? strerror(-n) : "ok");
-	for (i = 0; i < n; i++)
-		mine += v[i].link_id == id && v[i].pid == (__u32)getpid();
-	EXPECT(want == SCAN_FDS + 1 && mine == want,
-	       "link %u: %d records of this process, fdinfo says %d fds", id,
-	       mine, want);
-	free(v);
-	v = NULL;
-	check_scan_one(s, ml, id);
-	/* past the first link's fds, where one run's records would end */
-	late = bpf_link_get_fd_by_id(id2);
-	check_scan_one(s, ml, id2);
-	close(late);
-	close_fds(fds, SCAN_FDS);
-
-	pidfd = (int)syscall(SYS_pidfd_open, sb, 0);
-	dup_fds(pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sb_fd, 0),
-		fds, SCAN_PERF_FDS);
-	close(pidfd);
-	n = fd_scan_perf_events(s, &p);
-	CHECK(n >= 0, "fd_scan_perf_events: %s", n < 0 ? strerror(-n) : "ok");
-	for (i = 0, mine = 0; i < n; i++)
-		mine += p[i].pid == (__u32)getpid() &&
-			p[i].kind == TASK_FILE_PERF_EVENT;
-	EXPECT(mine == SCAN_PERF_FDS + 1,
-	       "setbpf's perf event: %d records of this process, want %d",
-	       mine, SCAN_PERF_FDS + 1);
-	free(p);
-	close_fds(fds, SCAN_PERF_FDS);
-	fd_scan_close(s);
-	group_end("fd-table scan: %d fds of one link and %d of one perf event "
-		  "in one table, each once",
-		  SCAN_FDS + 1, SCAN_PERF_FDS + 1);
-}
-
 int main(void)
 {
 	const char *mklinks = getenv("MKLINKS"), *setbpf = getenv("SETBPF");
@@ -690,7 +545,6 @@ int main(void)
 	else
 		check_all(tf, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(tf); /* its iter link would be in the walk */
-	check_scan_resume(ml.pid, lk[0].id, lk[1].id, sb.pid, (int)bk[0].fd);
 	check_all(walk, ml.pid, lk, nl, sb.pid, bk, nb);
 	task_files_close(walk);
 	child_stop(&ml);

@@ -819,6 +819,13 @@ main() {
 	else
 		skip "test_taskfd: not built"
 	fi
+	# the fd-table scan: it loads from 6.2 on and says so before
+	if [ -x "$BL/test_fd_scan" ]; then
+		SETBPF=$BL/setbpf run_prog "fd-table scan (test_fd_scan)" \
+			"$BL/test_fd_scan"
+	else
+		skip "test_fd_scan: not built"
+	fi
 	if start_daemon; then
 		ok "daemon mounted"
 		sed 's/^/    /' "$MNT/features"

@@ -8,7 +8,7 @@
 #
 # Environment: BUILD (the meson build dir; default: the one $BPFLINKFS is
 # in, else ROOT/build), or each of BPFLINKFS MKLINKS TARGET TEST_ABI
-# TEST_TASKFD SETBPF USDT_FIXTURE (the last three are optional): meson
+# TEST_TASKFD TEST_FD_SCAN SETBPF USDT_FIXTURE (the last four are optional): meson
 # passes them all, so the guest gets the files of the build that runs the
 # test, whatever its folder is called;
 # BPFLINKFS_VM_CACHE (kernel cache; default /var/cache/bpflinkfs-vm when it
@@ -37,6 +37,7 @@ MKLINKS=${MKLINKS:-$BUILD/tests/tools/mklinks}
 TARGET=${TARGET:-$BUILD/tests/tools/bpflinkfs_target}
 TEST_ABI=${TEST_ABI:-$BUILD/tests/kernel/test_abi}
 TEST_TASKFD=${TEST_TASKFD:-$BUILD/tests/kernel/test_taskfd}
+TEST_FD_SCAN=${TEST_FD_SCAN:-$BUILD/tests/kernel/test_fd_scan}
 TIMEOUT=${BPFLINKFS_VM_TIMEOUT:-300}
 ACCEL=${BPFLINKFS_VM_ACCEL:-tcg}
 QEMU=qemu-system-x86_64
@@ -111,6 +112,7 @@ FILES=("$BPFLINKFS" "$MKLINKS" "$TARGET" "$TEST_ABI" "$GUEST"
 read -ra extra <<<"${BPFLINKFS_VM_FILES:-}"
 FILES+=("${extra[@]}")
 [ -x "$TEST_TASKFD" ] && FILES+=("$TEST_TASKFD")
+[ -x "$TEST_FD_SCAN" ] && FILES+=("$TEST_FD_SCAN")
 [ -x "$USDT_FIXTURE" ] && FILES+=("$USDT_FIXTURE")
 SETBPF=${SETBPF:-$BUILD/tests/tools/setbpf}
 [ -x "$SETBPF" ] && FILES+=("$SETBPF")
