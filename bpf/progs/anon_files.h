@@ -2,8 +2,8 @@
 /*
  * Open files as the task-file programs (task_files.bpf.c) and the fd-table
  * scan (fd_tables.bpf.c) read them: the kernel's types reduced to the
- * fields read (CO-RE fixes the offsets), and which kind of file the name
- * of an anonymous inode says.
+ * fields read (CO-RE fixes the offsets), which kind of file the name of an
+ * anonymous inode says, and the records both write.
  */
 #ifndef BPFLINKFS_ANON_FILES_H
 #define BPFLINKFS_ANON_FILES_H
@@ -47,6 +47,27 @@ struct perf_event {
 	struct perf_event_attr attr;
 	struct bpf_prog *prog;
 } __attribute__((preserve_access_index));
+
+/* Must match struct task_file of task_files.h */
+struct file_record {
+	__u32 pid;
+	__u32 fd;
+	__u32 kind;
+	__u32 id;
+	char comm[TASK_COMM_LEN];
+	__u64 key;
+	__u64 config;
+	__u32 event_type;
+	__u32 reserved;
+	char prog_name[16];
+};
+
+/* Must match struct link_holder of task_files.h */
+struct holder_record {
+	__u32 link_id;
+	__u32 pid;
+	char comm[TASK_COMM_LEN];
+};
 
 /* An anonymous inode's name, read as words to compare at once */
 union anon_name {

@@ -56,27 +56,6 @@ struct bpf_iter__task {
 	struct task_struct *task;
 } __attribute__((preserve_access_index));
 
-/* Must match struct link_holder of task_files.h */
-struct holder_record {
-	__u32 link_id;
-	__u32 pid;
-	char comm[TASK_COMM_LEN];
-};
-
-/* Must match struct task_file of task_files.h */
-struct perf_record {
-	__u32 pid;
-	__u32 fd;
-	__u32 kind;
-	__u32 id;
-	char comm[TASK_COMM_LEN];
-	__u64 key;
-	__u64 config;
-	__u32 event_type;
-	__u32 reserved;
-	char prog_name[16];
-};
-
 /*
  * The file_operations of link files (bpf_link_fops and, for links that
  * poll, bpf_link_fops_poll) and of perf events (perf_fops), learnt from
@@ -137,7 +116,7 @@ struct scan {
 	__u32 tid;	/* the task, for a resume record */
 	__u32 written;	/* bytes this run may have written, at most */
 	struct holder_record r;
-	struct perf_record p;
+	struct file_record p;
 };
 
 static __always_inline int file_kind(struct file *file)
@@ -236,7 +215,7 @@ static long scan_chunk(__u32 i, struct scan *s)
 
 	/* one link's holders: one record per table, never a resume */
 	if (!s->want && s->written + CHUNK * record_size(s) > RUN_BYTES_MAX) {
-		struct perf_record resume = {.fd = s->tid, .kind = c};
+		struct file_record resume = {.fd = s->tid, .kind = c};
 
 		/* a record of either size, its first three words 0, tid, c */
 		bpf_seq_write(s->seq, &resume,

@@ -37,20 +37,6 @@ struct bpf_iter__task_file {
 	struct file *file;
 } __attribute__((preserve_access_index));
 
-/* Must match struct task_file of task_files.h */
-struct record {
-	__u32 pid;
-	__u32 fd;
-	__u32 kind;
-	__u32 id;
-	char comm[TASK_COMM_LEN];
-	__u64 key;
-	__u64 config;
-	__u32 event_type;
-	__u32 reserved;
-	char prog_name[16];
-};
-
 /*
  * The kind of each file_operations seen, learnt from the name the first
  * time: a file's kind follows from its f_op alone (links have
@@ -84,12 +70,12 @@ static __always_inline int file_kind(struct file *file)
 }
 
 /* One open file's record; @links: link fds too, else perf events alone */
-static __always_inline int file_record(struct bpf_iter__task_file *ctx,
-				       int links)
+static __always_inline int write_file_record(struct bpf_iter__task_file *ctx,
+					     int links)
 {
 	struct task_struct *task = ctx->task;
 	struct file *file = ctx->file;
-	struct record r = {};
+	struct file_record r = {};
 	struct bpf_link *link;
 	struct perf_event *event;
 	struct bpf_prog *prog;
@@ -132,7 +118,7 @@ static __always_inline int file_record(struct bpf_iter__task_file *ctx,
 SEC("iter/task_file")
 int task_files(struct bpf_iter__task_file *ctx)
 {
-	return file_record(ctx, 1);
+	return write_file_record(ctx, 1);
 }
 
 /*
@@ -143,15 +129,8 @@ int task_files(struct bpf_iter__task_file *ctx)
 SEC("iter/task_file")
 int perf_event_files(struct bpf_iter__task_file *ctx)
 {
-	return file_record(ctx, 0);
+	return write_file_record(ctx, 0);
 }
-
-/* Must match struct link_holder of task_files.h */
-struct holder_record {
-	__u32 link_id;
-	__u32 pid;
-	char comm[TASK_COMM_LEN];
-};
 
 /*
  * Link fds only, in the short record the holder index keeps: a third of
