@@ -11,10 +11,13 @@
  * bpf_probe_read_kernel() of each file's f_op. Here the program reads the
  * open-fd bitmap and 16 file pointers at a time, and looks at a file through
  * bpf_rdonly_cast() (kernel 6.2+): a plain load each, no reference, no
- * helper call. The scan holds no lock on the fd table, as /proc/PID/fdinfo
- * readers need none either: the table is freed only after an RCU grace
- * period and the program runs under rcu_read_lock(); a file closed
- * meanwhile is seen or not, as with the task-file iterator.
+ * helper call. The scan takes no lock on the fd table: a load through
+ * bpf_rdonly_cast() or bpf_probe_read_kernel() cannot fault (a bad address
+ * reads as 0), the program runs under rcu_read_lock() and a grown table's
+ * old fd array is freed only after a grace period, so a file closed or
+ * opened meanwhile is seen or not, as with the task-file iterator. A
+ * process exiting in the middle of its scan may still be listed, as
+ * /proc lists it until it is reaped.
  *
  * Where bpf_rdonly_cast() or bpf_loop() is missing the object does not
  * load, and task_files.c keeps the task-file programs.
