@@ -29,6 +29,13 @@ struct fd_scan_filter {
 	__u32 link_id;
 	__u32 tid;
 	__u32 chunk;
+	__u32 resumes;
+};
+
+/* Must match struct resume_key of fd_tables.bpf.c */
+struct fd_scan_resume_key {
+	__u32 reader;
+	__u32 task;
 };
 
 static __u32 link_id_of(struct bpf_link *link)
@@ -151,22 +158,55 @@ static bool is_resume(const struct scan_records *r, size_t i,
 	return w[0] == 0;
 }
 
-/* Read the rest of each table a resume record stands for (those the rest
- * writes in turn too), then drop the resume records */
+/*
+ * The rests of the tables whose resume records are [@from, @to) of @r, in
+ * one run of the filtered program where scan_resumes takes them all (a
+ * table it has no room for is read in a run of its own).
+ */
+static int resume_batch(struct fd_scan *s, const struct fd_scan_filter *asked,
+			struct scan_records *r, size_t from, size_t to)
+{
+	int map = bpf_map__fd(s->skel->maps.scan_resumes), err = 0;
+	struct fd_scan_resume_key key = {.reader = (__u32)syscall(SYS_gettid)};
+	struct fd_scan_filter one = *asked, all = *asked;
+	size_t i, keyed = 0;
+
+	all.resumes = 1;
+	for (i = from; !err && i < to; i++) {
+		if (!is_resume(r, i, &one))
+			continue;
+		key.task = one.tid;
+		if (!bpf_map_update_elem(map, &key, &one.chunk, BPF_NOEXIST))
+			keyed++;
+		else
+			err = read_filtered(s, &one, r);
+	}
+	if (!err && keyed)
+		err = read_filtered(s, &all, r);
+	for (i = from; keyed && i < to; i++)
+		if (is_resume(r, i, &one)) {
+			key.task = one.tid;
+			bpf_map_delete_elem(map, &key);
+		}
+	return err;
+}
+
+/* Read the rest of each table a resume record stands for (those the rests
+ * write in turn too), then drop the resume records */
 static int read_rests(struct fd_scan *s, const struct fd_scan_filter *asked,
 		      struct scan_records *r)
 {
-	struct fd_scan_filter f = *asked;
-	size_t i, kept = 0;
-	int err;
+	struct fd_scan_filter f;
+	size_t from = 0, to, i, kept = 0;
+	int err = 0;
 
-	for (i = 0; i < r->n; i++) {
-		if (!is_resume(r, i, &f))
-			continue;
-		err = read_filtered(s, &f, r);
-		if (err)
-			return err;
+	while (!err && from < r->n) {
+		to = r->n;
+		err = resume_batch(s, asked, r, from, to);
+		from = to;
 	}
+	if (err)
+		return err;
 	for (i = 0; i < r->n; i++)
 		if (!is_resume(r, i, &f))
 			memmove(r->v + kept++ * r->size, r->v + i * r->size,

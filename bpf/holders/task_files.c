@@ -131,53 +131,38 @@ static bool of_link_works(struct task_files *tf)
 	return ok;
 }
 
-/* Does @link_id hold a record of @v (@n records, or -errno)? */
-static bool holds(const struct link_holder *v, int n, __u32 link_id)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i].link_id == link_id)
-			return true;
-	return false;
-}
-
 /*
- * The fd-table scan in place of the links-only programs, where it loads
- * and finds the handle's own task-file iterator link both ways: in every
- * table, and asked for alone (its filter is keyed by thread id as the
- * kernel's init pid namespace numbers it, as of_link_works() says).
+ * The fd-table scan in place of the links-only and perf-events-only
+ * task-file programs, where it loads and finds the handle's own task-file
+ * iterator link when asked for it alone (its filter is keyed by thread id
+ * as the kernel's init pid namespace numbers it, as of_link_works() says).
+ * Tried first: on a host of millions of fds, the task-file programs' own
+ * check of one link fails (EAGAIN: a read visits at most a million files
+ * without output), which the scan does not share.
+ * Return: whether the scan serves.
  */
-static void use_scan(struct task_files *tf)
+static bool use_scan(struct task_files *tf)
 {
 	struct link_holder *v = NULL;
 	__u32 ids[FD_SCAN_OWN_MAX];
 	bool ok;
 	int n;
 
-	if (!tf->links_link || !tf->of_link || !tf->perf_link ||
-	    fd_scan_open(&tf->scan))
-		return;
+	if (fd_scan_open(&tf->scan))
+		return false;
 	n = fd_scan_holders(tf->scan, tf->own_ids[0], &v);
-	ok = n == 1 && holds(v, n, tf->own_ids[0]);
-	free(v);
-	v = NULL;
-	n = ok ? fd_scan_holders(tf->scan, 0, &v) : -1;
-	ok = ok && holds(v, n, tf->own_ids[0]) && holds(v, n, tf->own_ids[2]);
+	ok = n == 1 && v[0].link_id == tf->own_ids[0];
 	free(v);
 	if (!ok) {
 		fd_scan_close(tf->scan);
 		tf->scan = NULL;
-		return;
+		return false;
 	}
-	bpf_link__destroy(tf->links_link);
-	bpf_link__destroy(tf->of_link);
-	bpf_link__destroy(tf->perf_link);
-	tf->links_link = tf->of_link = tf->perf_link = NULL;
 	fd_scan_own_link_ids(tf->scan, ids);
 	tf->own_ids[2] = ids[0];
 	tf->own_ids[3] = ids[1];
 	tf->own_ids[4] = ids[2];
+	return true;
 }
 
 static void open_iterator(struct task_files *tf)
@@ -195,6 +180,8 @@ static void open_iterator(struct task_files *tf)
 	if (bpf_program__autoload(tf->skel->progs.perf_link_keys))
 		tf->own_ids[1] = attach_iter(tf->skel->progs.perf_link_keys,
 					     &tf->keys_link);
+	if (use_scan(tf))
+		return;
 	tf->own_ids[2] =
 		attach_iter(tf->skel->progs.link_holders, &tf->links_link);
 	tf->own_ids[3] =
@@ -206,7 +193,6 @@ static void open_iterator(struct task_files *tf)
 	}
 	tf->own_ids[4] =
 		attach_iter(tf->skel->progs.perf_event_files, &tf->perf_link);
-	use_scan(tf);
 }
 
 int task_files_open(struct task_files **out)

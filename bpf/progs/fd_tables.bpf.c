@@ -31,6 +31,8 @@
 
 /* file pointers read at once: 128 bytes of the caller's stack */
 #define CHUNK 16
+/* bpf_loop()'s limit on loops (BPF_MAX_LOOPS, kernel/bpf/bpf_iter.c) */
+#define LOOPS_MAX (1u << 23)
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
@@ -73,7 +75,8 @@ __u64 perf_fops;
 /*
  * Always 0, but the verifier cannot know it: struct scan's count of bytes
  * starts from it, so the verifier does not follow each value the count
- * takes as a state of its own.
+ * takes as a state of its own (from a known 0, the 16 files of a chunk,
+ * each written or not, split its states past its limit).
  */
 __u32 unknown_zero;
 
@@ -89,6 +92,8 @@ struct scan_filter {
 			  table; or 0 */
 	__u32 tid;     /* or the rest of this task's table... */
 	__u32 chunk;   /* ...from this chunk on */
+	__u32 resumes; /* or the rest of each table scan_resumes names for
+			  the reader */
 };
 
 struct {
@@ -97,6 +102,27 @@ struct {
 	__type(key, __u32); /* the reader's thread id */
 	__type(value, struct scan_filter);
 } scan_filters SEC(".maps");
+
+/* A table to resume for a reader: the reader's and the task's ids */
+struct resume_key {
+	__u32 reader;
+	__u32 task;
+};
+
+/*
+ * The tables each reader resumes in one run, and the chunk each resumes
+ * at: one run of the task iterator for all the tables cut short in the
+ * run before, not one per table (a run visits every task, so one per
+ * table cost (tables x tasks) with thousands of threads of large tables
+ * of their own).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct resume_key);
+	__type(value, __u32); /* the chunk */
+} scan_resumes SEC(".maps");
 
 /*
  * The bytes one program run may write: the iterator's buffer holds 32 KiB
@@ -205,54 +231,95 @@ static __always_inline __u32 record_size(const struct scan *s)
 	return s->kind == KIND_LINK ? sizeof(s->r) : sizeof(s->p);
 }
 
+/* The number of bits set in @v, below 1 << 16, without a branch */
+static __always_inline __u32 popcount16(__u32 v)
+{
+	v = v - ((v >> 1) & 0x5555);
+	v = (v & 0x3333) + ((v >> 2) & 0x3333);
+	v = (v + (v >> 4)) & 0x0f0f;
+	return (v + (v >> 8)) & 0x1f;
+}
+
+/* The resume record of s's table at chunk @c: a record of either size,
+ * its first three words 0, the task id and @c */
+static __always_inline void write_resume(struct scan *s, __u32 c)
+{
+	struct file_record resume = {.fd = s->tid, .kind = c};
+
+	bpf_seq_write(s->seq, &resume,
+		      s->kind == KIND_LINK ? sizeof(s->r) : sizeof(resume));
+}
+
 /*
  * Chunk @i past the first of the table, fds [c * CHUNK, (c + 1) * CHUNK)
  * for chunk c: the files the bitmap says are open. Return: 1 to end the
  * scan (the link asked about found, the run's bytes spent, or the table
  * unreadable), else 0.
  */
-static long scan_chunk(__u32 i, struct scan *s)
-{
-	__u32 c = s->first + i, bits, j;
+/* One chunk's files, for the loop over them */
+struct chunk {
+	struct scan *s;
 	__u64 ptrs[CHUNK];
+	__u32 bits; /* which of them are open */
+	__u32 c;    /* the chunk */
+	__u32 end;  /* set when the scan is to end */
+};
 
-	/* one link's holders: one record per table, never a resume */
-	if (!s->want && s->written + CHUNK * record_size(s) > RUN_BYTES_MAX) {
-		struct file_record resume = {.fd = s->tid, .kind = c};
-
-		/* a record of either size, its first three words 0, tid, c */
-		bpf_seq_write(s->seq, &resume,
-			      s->kind == KIND_LINK ? sizeof(s->r)
-						   : sizeof(resume));
+/* File @j of the chunk: a loop of its own, so that the verifier walks one
+ * file's branches once, not sixteen times over (seconds to load) */
+static long scan_slot(__u32 j, struct chunk *k)
+{
+	j &= CHUNK - 1; /* bounds the stack read for the verifier */
+	if (!(k->bits & (1u << j)))
+		return 0;
+	if (scan_file(k->s, k->ptrs[j], k->c * CHUNK + j)) {
+		k->end = 1;
 		return 1;
 	}
-	if ((i == 0 || c % (64 / CHUNK) == 0) &&
-	    bpf_probe_read_kernel(&s->word, sizeof(s->word),
-				  (void *)(s->open_fds + c / (64 / CHUNK) * 8)))
-		return 1;
-	bits = (s->word >> (c % (64 / CHUNK) * CHUNK)) & ((1u << CHUNK) - 1);
-	if (!bits)
-		return 0;
-	/* counted per chunk, not per record: a count the files' branches
-	 * change would split the verifier's states at each of them */
-	s->written += CHUNK * record_size(s);
-	if (bpf_probe_read_kernel(ptrs, sizeof(ptrs),
-				  (void *)(s->fds + (__u64)c * CHUNK * 8)))
-		return 1;
-	for (j = 0; j < CHUNK; j++)
-		if (bits & (1u << j) && scan_file(s, ptrs[j], c * CHUNK + j))
-			return 1;
 	return 0;
 }
 
-/* Scan @task's fd table from chunk s->first (see struct scan) */
-static __always_inline int scan_task(struct bpf_iter__task *ctx,
-				     struct scan *s)
+static long scan_chunk(__u32 i, struct scan *s)
 {
-	struct task_struct *task = ctx->task;
+	struct chunk k = {.s = s, .c = s->first + i};
+	__u32 open;
+
+	if ((i == 0 || k.c % (64 / CHUNK) == 0) &&
+	    bpf_probe_read_kernel(&s->word, sizeof(s->word),
+				  (void *)(s->open_fds + k.c / (64 / CHUNK) * 8)))
+		return 1;
+	k.bits = (s->word >> (k.c % (64 / CHUNK) * CHUNK)) &
+		 ((1u << CHUNK) - 1);
+	if (!k.bits)
+		return 0;
+	/*
+	 * Each open file counted as a record written: a count of the
+	 * records themselves would differ by the files' kinds, and the
+	 * verifier would walk each count as a state of its own. One link's
+	 * holders give one record per table and never resume.
+	 */
+	open = popcount16(k.bits) * record_size(s);
+	if (!s->want && s->written + open > RUN_BYTES_MAX) {
+		write_resume(s, k.c);
+		return 1;
+	}
+	s->written += open;
+	if (bpf_probe_read_kernel(k.ptrs, sizeof(k.ptrs),
+				  (void *)(s->fds + (__u64)k.c * CHUNK * 8)))
+		return 1;
+	bpf_loop(CHUNK, scan_slot, &k, 0);
+	return k.end;
+}
+
+/* Scan @task's fd table from chunk s->first (see struct scan); the task
+ * is read from @ctx once, by the caller: the verifier refuses a second
+ * read of the context at an offset the compiler computed */
+static __always_inline int scan_task(struct bpf_iter__task *ctx,
+				     struct task_struct *task, struct scan *s)
+{
 	struct files_struct *files;
 	struct fdtable *fdt;
-	__u32 chunks;
+	__u32 chunks, loops;
 
 	if (!task)
 		return 0;
@@ -279,7 +346,12 @@ static __always_inline int scan_task(struct bpf_iter__task *ctx,
 	bpf_probe_read_kernel(s->r.comm, sizeof(s->r.comm),
 			      task->group_leader->comm);
 	__builtin_memcpy(s->p.comm, s->r.comm, sizeof(s->p.comm));
-	bpf_loop(chunks - s->first, scan_chunk, s, 0);
+	/* bpf_loop() refuses more than LOOPS_MAX loops and runs none: a
+	 * larger table is scanned in parts, the rest resumed */
+	loops = chunks - s->first < LOOPS_MAX ? chunks - s->first : LOOPS_MAX;
+	if (bpf_loop(loops, scan_chunk, s, 0) == loops &&
+	    s->first + loops < chunks && !s->want)
+		write_resume(s, s->first + loops);
 	return 0;
 }
 
@@ -289,7 +361,7 @@ int scan_link_holders(struct bpf_iter__task *ctx)
 {
 	struct scan s = {.kind = KIND_LINK};
 
-	return scan_task(ctx, &s);
+	return scan_task(ctx, ctx->task, &s);
 }
 
 /* Every perf event fd with a program: perf_event_files of
@@ -299,13 +371,13 @@ int scan_perf_events(struct bpf_iter__task *ctx)
 {
 	struct scan s = {.kind = KIND_PERF_EVENT};
 
-	return scan_task(ctx, &s);
+	return scan_task(ctx, ctx->task, &s);
 }
 
 /*
  * What the reading thread's filter asks: one record per fd table that
- * holds the link (link_holders_of of task_files.bpf.c), or one task's
- * table from a chunk on.
+ * holds the link (link_holders_of of task_files.bpf.c), one task's table
+ * from a chunk on, or the tables to resume that scan_resumes names.
  */
 SEC("iter/task")
 int scan_filtered(struct bpf_iter__task *ctx)
@@ -313,14 +385,23 @@ int scan_filtered(struct bpf_iter__task *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct scan_filter *f = bpf_map_lookup_elem(&scan_filters, &tid);
 	struct task_struct *task = ctx->task;
+	struct resume_key key = {.reader = tid};
 	struct scan s = {};
+	__u32 *chunk;
 
 	if (!f || !task || (f->tid && f->tid != (__u32)task->pid))
 		return 0;
+	s.first = f->chunk;
+	if (f->resumes) {
+		key.task = task->pid;
+		chunk = bpf_map_lookup_elem(&scan_resumes, &key);
+		if (!chunk)
+			return 0;
+		s.first = *chunk;
+	}
 	s.kind = f->kind == KIND_PERF_EVENT ? KIND_PERF_EVENT : KIND_LINK;
 	s.want = f->link_id;
-	s.first = f->chunk;
-	return scan_task(ctx, &s);
+	return scan_task(ctx, task, &s);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -10,6 +10,8 @@
  * Usage: test_fd_scan (with $MKLINKS set, $SETBPF where built).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,57 @@ static void check_scan_one(struct fd_scan *s, pid_t ml, __u32 id)
 	free(v);
 }
 
+#define TABLE_THREADS 3
+
+static pthread_barrier_t tables_ready, tables_done;
+
+/* A thread with a copy of the process's fd table, until told to end */
+static void *own_table(void *arg)
+{
+	int *err = arg;
+
+	*err = unshare(CLONE_FILES) ? errno : 0;
+	pthread_barrier_wait(&tables_ready);
+	pthread_barrier_wait(&tables_done);
+	return NULL;
+}
+
+/*
+ * TABLE_THREADS threads with fd tables of their own, each a copy of this
+ * process's @want fds of link @id: every table is resumed, all in the same
+ * runs, and each gives each of its fds once.
+ */
+static void check_scan_tables(struct fd_scan *s, __u32 id, int want)
+{
+	pthread_t th[TABLE_THREADS];
+	int err[TABLE_THREADS], i, n, mine = 0;
+	struct link_holder *v = NULL;
+
+	pthread_barrier_init(&tables_ready, NULL, TABLE_THREADS + 1);
+	pthread_barrier_init(&tables_done, NULL, TABLE_THREADS + 1);
+	for (i = 0; i < TABLE_THREADS; i++)
+		if (pthread_create(&th[i], NULL, own_table, &err[i]))
+			bail_out("pthread_create");
+	pthread_barrier_wait(&tables_ready);
+	for (i = 0; i < TABLE_THREADS; i++)
+		if (err[i])
+			bail_out("unshare(CLONE_FILES): %s", strerror(err[i]));
+	n = fd_scan_holders(s, 0, &v);
+	CHECK(n >= 0, "fd_scan_holders, %d tables: %s", TABLE_THREADS + 1,
+	      n < 0 ? strerror(-n) : "ok");
+	for (i = 0; i < n; i++)
+		mine += v[i].link_id == id && v[i].pid == (__u32)getpid();
+	EXPECT(mine == want * (TABLE_THREADS + 1),
+	       "link %u in %d tables of %d fds: %d records", id,
+	       TABLE_THREADS + 1, want, mine);
+	free(v);
+	pthread_barrier_wait(&tables_done);
+	for (i = 0; i < TABLE_THREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&tables_ready);
+	pthread_barrier_destroy(&tables_done);
+}
+
 /*
  * The fd-table scan with tables of more fds than one program run may
  * write: this process holds mklinks' first link SCAN_FDS + 1 times (each
@@ -106,7 +159,8 @@ static void check_scan_one(struct fd_scan *s, pid_t ml, __u32 id)
  * holds one record per fd, so this process's records of each are as many
  * as fdinfo's fds of it (each fd once across the resumed runs); the
  * filtered scan gives one record per table (this process and mklinks),
- * also for mklinks' second link held at an fd past all those.
+ * also for mklinks' second link held at an fd past all those; and
+ * threads with copies of the table are each read whole.
  */
 static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
 			      int sb_fd)
@@ -142,6 +196,7 @@ static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
 	late = bpf_link_get_fd_by_id(id2);
 	check_scan_one(s, ml, id2);
 	close(late);
+	check_scan_tables(s, id, want);
 	close_fds(fds, SCAN_FDS);
 
 	pidfd = (int)syscall(SYS_pidfd_open, sb, 0);
