@@ -49,9 +49,9 @@ int fd_scan_own_link_ids(const struct fd_scan *s,
  *       again after the last (a sort's scratch); pids are the kernel's
  *       (init namespace) thread-group ids, as task_files reports them
  *
- * Records come by task id and fd, but for tables of over a thousand link
- * fds (one program run writes at most 24 KiB), whose rest is read after
- * the walk and comes last. Not sorted, not
+ * Records come by task id and fd, but for tables of over 1,024 open fds
+ * (one program run writes at most 24 KiB, a record's worth counted for
+ * each open fd), whose rest is read after the walk and comes last. Not sorted, not
  * unique: the caller sorts. The handle's own links are in them.
  *
  * Return: the count, or -errno of read(2) on the iterator, -ENOMEM,
@@ -65,7 +65,7 @@ int fd_scan_holders(struct fd_scan *s, __u32 link_id,
  * @s: the handle
  * @out: malloc'd array of TASK_FILE_PERF_EVENT records (the caller frees),
  *       as task_files_read_perf_events() gives them, by task id and fd but
- *       for the rest of tables of over 384 such fds, which comes last
+ *       for the rest of tables of over 384 open fds, which comes last
  *
  * Return: the count, or -errno as fd_scan_holders().
  */
