@@ -3,8 +3,9 @@
  * Holders of links and perf events: the iter/task_file program of
  * progs/task_files.bpf.c, read whole, or where it cannot load a walk of
  * /proc/PID/fd (readlink tells the kind, fdinfo the link id, and
- * BPF_TASK_FD_QUERY the program of a perf event). Link holders alone come
- * from the fd-table scan of fd_scan.c where the kernel runs it.
+ * BPF_TASK_FD_QUERY the program of a perf event). Link holders alone, and
+ * perf events alone, come from the fd-table scan of fd_scan.c where the
+ * kernel runs it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +33,7 @@ struct task_files {
 	struct bpf_link *links_link; /* over task files, links only; or NULL */
 	struct bpf_link *of_link;    /* links only, one link's; or NULL */
 	struct bpf_link *perf_link;  /* over task files, perf events only */
-	struct fd_scan *scan; /* in place of links_link and of_link, or NULL */
+	struct fd_scan *scan; /* in place of the three above, or NULL */
 	__u32 own_ids[TASK_FILES_OWN_MAX]; /* their link ids, left out */
 	size_t last_n;	   /* records of the last pass: room to start
 			      with (read and written atomically) */
@@ -475,9 +476,8 @@ int task_files_read(struct task_files *tf, struct task_file **out)
 
 int task_files_read_perf_events(struct task_files *tf, struct task_file **out)
 {
-	size_t raw;
-
 	struct task_file *v;
+	size_t raw;
 	int n;
 
 	if (!tf->skel || !tf->keys_link || (!tf->perf_link && !tf->scan))
