@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Reading an iterator's fixed-size records whole (iter_records.h). */
+/* Attaching an iterator, and reading its fixed-size records whole
+ * (iter_records.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "iter_records.h"
 
@@ -50,4 +52,22 @@ int iter_records_read(int iter_link_fd, size_t size, void **out)
 	n = read_whole(fd, size, out);
 	close(fd);
 	return n;
+}
+
+__u32 iter_attach(struct bpf_program *prog, struct bpf_link **link)
+{
+	struct bpf_link_info info = {0};
+	__u32 len = sizeof(info);
+	int err;
+
+	*link = bpf_program__attach_iter(prog, NULL);
+	if (*link &&
+	    !bpf_obj_get_info_by_fd(bpf_link__fd(*link), &info, &len) &&
+	    info.id)
+		return info.id;
+	err = errno;
+	bpf_link__destroy(*link);
+	*link = NULL;
+	errno = err;
+	return 0;
 }

@@ -38,24 +38,12 @@ struct fd_scan_resume_key {
 	__u32 task;
 };
 
-static __u32 link_id_of(struct bpf_link *link)
-{
-	struct bpf_link_info info = {0};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len))
-		return 0;
-	return info.id;
-}
-
+/* Attach @prog into @link, its id into @id. Return: 0 or -errno. */
 static int attach(struct bpf_program *prog, struct bpf_link **link,
 		  __u32 *id)
 {
-	*link = bpf_program__attach_iter(prog, NULL);
-	if (!*link)
-		return errno ? -errno : -EINVAL;
-	*id = link_id_of(*link);
-	return *id ? 0 : -EINVAL;
+	*id = iter_attach(prog, link);
+	return *id ? 0 : (errno ? -errno : -EINVAL);
 }
 
 int fd_scan_open(struct fd_scan **out)

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "fd_scan.h"
+#include "iter_records.h"
 #include "proc_pids.h"
 #include "task_files.h"
 #include "task_files.skel.h"
@@ -80,22 +81,6 @@ static struct task_file *records_add(struct records *r)
 	p = (struct task_file *)r->v + r->n++;
 	memset(p, 0, sizeof(*p));
 	return p;
-}
-
-/* Attach iterator @prog. Return: its link's id, 0 when it cannot. */
-static __u32 attach_iter(struct bpf_program *prog, struct bpf_link **link)
-{
-	struct bpf_link_info info = {0};
-	__u32 len = sizeof(info);
-
-	*link = bpf_program__attach_iter(prog, NULL);
-	if (*link &&
-	    !bpf_obj_get_info_by_fd(bpf_link__fd(*link), &info, &len) &&
-	    info.id)
-		return info.id;
-	bpf_link__destroy(*link);
-	*link = NULL;
-	return 0;
 }
 
 /* Load the programs, the link iterator's only if @with_keys. */
@@ -172,28 +157,28 @@ static void open_iterator(struct task_files *tf)
 	if (load(tf, true) && load(tf, false))
 		return;
 	tf->own_ids[0] =
-		attach_iter(tf->skel->progs.task_files, &tf->iter_link);
+		iter_attach(tf->skel->progs.task_files, &tf->iter_link);
 	if (!tf->own_ids[0]) {
 		task_files_bpf__destroy(tf->skel);
 		tf->skel = NULL;
 		return;
 	}
 	if (bpf_program__autoload(tf->skel->progs.perf_link_keys))
-		tf->own_ids[1] = attach_iter(tf->skel->progs.perf_link_keys,
+		tf->own_ids[1] = iter_attach(tf->skel->progs.perf_link_keys,
 					     &tf->keys_link);
 	if (use_scan(tf))
 		return;
 	tf->own_ids[2] =
-		attach_iter(tf->skel->progs.link_holders, &tf->links_link);
+		iter_attach(tf->skel->progs.link_holders, &tf->links_link);
 	tf->own_ids[3] =
-		attach_iter(tf->skel->progs.link_holders_of, &tf->of_link);
+		iter_attach(tf->skel->progs.link_holders_of, &tf->of_link);
 	if (tf->own_ids[3] && !of_link_works(tf)) {
 		bpf_link__destroy(tf->of_link);
 		tf->of_link = NULL;
 		tf->own_ids[3] = 0;
 	}
 	tf->own_ids[4] =
-		attach_iter(tf->skel->progs.perf_event_files, &tf->perf_link);
+		iter_attach(tf->skel->progs.perf_event_files, &tf->perf_link);
 }
 
 int task_files_open(struct task_files **out)
