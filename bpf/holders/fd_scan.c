@@ -30,6 +30,9 @@ struct fd_scan_filter {
 	__u32 tid;
 	__u32 chunk;
 	__u32 resumes;
+	__u32 fd;   /* the reader's own fd of link_id, or -1 */
+	__u64 link; /* 0: the program finds it through fd */
+	__u64 file; /* ditto, the fd's file, which the scan leaves out */
 };
 
 /* Must match struct resume_key of fd_tables.bpf.c */
@@ -123,9 +126,18 @@ static int read_filtered(struct fd_scan *s, const struct fd_scan_filter *f,
 	__u32 tid = (__u32)syscall(SYS_gettid);
 	void *got = NULL;
 
+	struct fd_scan_filter after;
+
 	if (bpf_map_update_elem(map, &tid, f, BPF_ANY))
 		return -errno;
 	n = iter_records_read(bpf_link__fd(s->filtered), r->size, &got);
+	/* one link's holders: the program found the link through the fd,
+	 * or scanned nothing */
+	if (n >= 0 && f->link_id &&
+	    (bpf_map_lookup_elem(map, &tid, &after) || !after.link)) {
+		free(got);
+		n = -EOPNOTSUPP;
+	}
 	bpf_map_delete_elem(map, &tid);
 	return append(r, got, n);
 }
@@ -230,15 +242,34 @@ static int scan_read(struct fd_scan *s, struct bpf_link *all,
 int fd_scan_holders(struct fd_scan *s, __u32 link_id,
 		    struct link_holder **out)
 {
-	struct fd_scan_filter f = {.kind = TASK_FILE_LINK, .link_id = link_id};
+	struct fd_scan_filter f = {.kind = TASK_FILE_LINK,
+				   .link_id = link_id,
+				   .fd = (__u32)-1};
+	int fd = -1, n;
 
-	return scan_read(s, link_id ? NULL : s->links, &f, sizeof(**out),
-			 (void **)out);
+	/* one link's: an fd of the scan's own, through which the program
+	 * finds the link's address to compare each file with */
+	if (link_id) {
+		fd = bpf_link_get_fd_by_id(link_id);
+		if (fd < 0 && errno == ENOENT) { /* gone: no holder */
+			*out = calloc(1, sizeof(**out));
+			return *out ? 0 : -ENOMEM;
+		}
+		if (fd < 0)
+			return -errno;
+		f.fd = (__u32)fd;
+	}
+	n = scan_read(s, link_id ? NULL : s->links, &f, sizeof(**out),
+		      (void **)out);
+	if (fd >= 0)
+		close(fd);
+	return n;
 }
 
 int fd_scan_perf_events(struct fd_scan *s, struct task_file **out)
 {
-	struct fd_scan_filter f = {.kind = TASK_FILE_PERF_EVENT};
+	struct fd_scan_filter f = {.kind = TASK_FILE_PERF_EVENT,
+				   .fd = (__u32)-1};
 
 	return scan_read(s, s->perf, &f, sizeof(**out), (void **)out);
 }

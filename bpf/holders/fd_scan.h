@@ -44,18 +44,24 @@ int fd_scan_own_link_ids(const struct fd_scan *s,
  * fd_scan_holders() - the link fds of every process, or one link's
  * @s: the handle
  * @link_id: 0 for every link; else only that link's, one record per fd
- *           table that holds it
+ *           table that holds it. For one link the scan opens an fd of the
+ *           link (BPF_LINK_GET_FD_BY_ID) while it runs, through which the
+ *           program learns the link's address and compares each file's
+ *           with it; that fd is left out of the records.
  * @out: malloc'd array (the caller frees), with room for as many records
  *       again after the last (a sort's scratch); pids are the kernel's
  *       (init namespace) thread-group ids, as task_files reports them
  *
  * Records come by task id and fd, but for tables of over 1,024 open fds
  * (one program run writes at most 24 KiB, a record's worth counted for
- * each open fd), whose rest is read after the walk and comes last. Not sorted, not
- * unique: the caller sorts. The handle's own links are in them.
+ * each open fd), whose rest is read after the walk and comes last. Not
+ * sorted, not unique: the caller sorts. The handle's own links are in
+ * them.
  *
- * Return: the count, or -errno of read(2) on the iterator, -ENOMEM,
- * -E2BIG when the filter map is full (more than 1,024 threads reading).
+ * Return: the count (0 for a link id that is gone), or -errno of
+ * read(2) on the iterator or of the link's open (-EMFILE), -ENOMEM,
+ * -E2BIG when the filter map is full (more than 1,024 threads reading),
+ * -EOPNOTSUPP when the program did not find the link through its fd.
  */
 int fd_scan_holders(struct fd_scan *s, __u32 link_id,
 		    struct link_holder **out);

@@ -94,6 +94,11 @@ struct scan_filter {
 	__u32 chunk;   /* ...from this chunk on */
 	__u32 resumes; /* or the rest of each table scan_resumes names for
 			  the reader */
+	__u32 fd;      /* KIND_LINK with link_id: the reader's own fd of the
+			  link, or -1 */
+	__u64 link;    /* the link's address, found through that fd by the
+			  first run of a read; 0 until then */
+	__u64 file;    /* that fd's file: not a holder, the scan's own */
 };
 
 struct {
@@ -139,13 +144,20 @@ struct scan {
 	__u64 fds;	/* the table's struct file *[max_fds] */
 	__u64 open_fds; /* its bitmap */
 	__u64 word;	/* the bitmap word of the chunk */
+	__u64 want;	/* KIND_LINK: the address of the one link asked
+			   about (its id in r.link_id); 0: every link */
 	__u32 kind;	/* what to report: KIND_LINK or KIND_PERF_EVENT */
 	__u32 first;	/* the chunk the scan starts at */
-	__u32 want;	/* KIND_LINK: the one link asked about; 0: all */
 	__u32 tid;	/* the task, for a resume record */
 	__u32 written;	/* bytes this run may have written, at most */
-	struct holder_record r;
-	struct file_record p;
+	/* the record being written, by kind */
+	union {
+		struct {
+			struct holder_record r;
+			__u64 skip; /* one link's: the reader's own file */
+		};
+		struct file_record p;
+	};
 };
 
 static __always_inline int file_kind(struct file *file)
@@ -174,14 +186,24 @@ static __always_inline int file_kind(struct file *file)
  * found, else 0. */
 static __always_inline int link_record(struct scan *s, struct file *file)
 {
-	struct bpf_link *link = bpf_rdonly_cast(
-		file->private_data, bpf_core_type_id_kernel(struct bpf_link));
+	struct bpf_link *link;
 
+	/* one link's fds are known by its address, without a load of each
+	 * link met (a cache miss apiece on a host of many) */
+	if (s->want) {
+		if ((__u64)file->private_data != s->want ||
+		    (__u64)file == s->skip)
+			return 0;
+		bpf_seq_write(s->seq, &s->r, sizeof(s->r));
+		return 1;
+	}
+	link = bpf_rdonly_cast(file->private_data,
+			       bpf_core_type_id_kernel(struct bpf_link));
 	s->r.link_id = link->id;
-	if (!s->r.link_id || (s->want && s->r.link_id != s->want))
-		return 0; /* a link not yet settled, or another */
+	if (!s->r.link_id)
+		return 0; /* a link not yet settled */
 	bpf_seq_write(s->seq, &s->r, sizeof(s->r));
-	return s->want != 0;
+	return 0;
 }
 
 /* A perf event fd @fd: its record if a program is attached to it */
@@ -260,9 +282,10 @@ static __always_inline void write_resume(struct scan *s, __u32 c)
 struct chunk {
 	struct scan *s;
 	__u64 ptrs[CHUNK];
-	__u32 bits; /* which of them are open */
-	__u32 c;    /* the chunk */
-	__u32 end;  /* set when the scan is to end */
+	__u64 touched; /* what load_fops() read, kept so its loads stay */
+	__u32 bits;    /* which of them are open */
+	__u32 c;       /* the chunk */
+	__u32 end;     /* set when the scan is to end */
 };
 
 /* File @j of the chunk: a loop of its own, so that the verifier walks one
@@ -279,17 +302,41 @@ static long scan_slot(__u32 j, struct chunk *k)
 	return 0;
 }
 
+/*
+ * The f_op of each of the chunk's files, read before any file is looked
+ * at: sixteen loads that wait on nothing, so that their cache misses
+ * overlap (one file at a time, each was a miss of its own on a host of
+ * many fds). What they read is kept only so that they are not left out;
+ * the files' own look then finds their lines in the cache. A slot closed
+ * since reads as 0: a load through bpf_rdonly_cast() does not fault.
+ */
+static __always_inline void load_fops(struct chunk *k)
+{
+	struct file *file;
+	int j;
+
+#pragma unroll
+	for (j = 0; j < CHUNK; j++) {
+		file = bpf_rdonly_cast((void *)k->ptrs[j],
+				       bpf_core_type_id_kernel(struct file));
+		/* a store the compiler keeps, with no branch for the
+		 * verifier to follow */
+		*(volatile __u64 *)&k->touched = (__u64)file->f_op;
+	}
+}
+
 static long scan_chunk(__u32 i, struct scan *s)
 {
 	struct chunk k = {.s = s, .c = s->first + i};
 	__u32 open;
 
 	if ((i == 0 || k.c % (64 / CHUNK) == 0) &&
-	    bpf_probe_read_kernel(&s->word, sizeof(s->word),
-				  (void *)(s->open_fds + k.c / (64 / CHUNK) * 8)))
+	    bpf_probe_read_kernel(
+		    &s->word, sizeof(s->word),
+		    (void *)(s->open_fds + k.c / (64 / CHUNK) * 8)))
 		return 1;
-	k.bits = (s->word >> (k.c % (64 / CHUNK) * CHUNK)) &
-		 ((1u << CHUNK) - 1);
+	k.bits =
+		(s->word >> (k.c % (64 / CHUNK) * CHUNK)) & ((1u << CHUNK) - 1);
 	if (!k.bits)
 		return 0;
 	/*
@@ -307,8 +354,9 @@ static long scan_chunk(__u32 i, struct scan *s)
 	if (bpf_probe_read_kernel(k.ptrs, sizeof(k.ptrs),
 				  (void *)(s->fds + (__u64)k.c * CHUNK * 8)))
 		return 1;
+	load_fops(&k);
 	bpf_loop(CHUNK, scan_slot, &k, 0);
-	return k.end;
+	return k.end ? 1 : 0;
 }
 
 /* Scan @task's fd table from chunk s->first (see struct scan); the task
@@ -325,8 +373,8 @@ static __always_inline int scan_task(struct bpf_iter__task *ctx,
 		return 0;
 	files = task->files;
 	/* a thread sharing its leader's table: the leader's visit scans it */
-	if (!files || (task->pid != task->tgid &&
-		       files == task->group_leader->files))
+	if (!files ||
+	    (task->pid != task->tgid && files == task->group_leader->files))
 		return 0;
 	fdt = files->fdt;
 	if (!fdt)
@@ -339,13 +387,18 @@ static __always_inline int scan_task(struct bpf_iter__task *ctx,
 	s->fds = (__u64)fdt->fd;
 	s->open_fds = (__u64)fdt->open_fds;
 	s->tid = task->pid;
-	s->r.pid = s->p.pid = task->tgid;
-	s->p.kind = KIND_PERF_EVENT;
 	s->written = unknown_zero;
 	/* comm is TASK_COMM_LEN bytes, always NUL-ended: no string read */
-	bpf_probe_read_kernel(s->r.comm, sizeof(s->r.comm),
-			      task->group_leader->comm);
-	__builtin_memcpy(s->p.comm, s->r.comm, sizeof(s->p.comm));
+	if (s->kind == KIND_LINK) {
+		s->r.pid = task->tgid;
+		bpf_probe_read_kernel(s->r.comm, sizeof(s->r.comm),
+				      task->group_leader->comm);
+	} else {
+		s->p.pid = task->tgid;
+		s->p.kind = KIND_PERF_EVENT;
+		bpf_probe_read_kernel(s->p.comm, sizeof(s->p.comm),
+				      task->group_leader->comm);
+	}
 	/* bpf_loop() refuses more than LOOPS_MAX loops and runs none: a
 	 * larger table is scanned in parts, the rest resumed */
 	loops = chunks - s->first < LOOPS_MAX ? chunks - s->first : LOOPS_MAX;
@@ -375,6 +428,45 @@ int scan_perf_events(struct bpf_iter__task *ctx)
 }
 
 /*
+ * The addresses of the link @f asks about and of the reader's own file of
+ * it, fd f->fd (the reader is the current task: a read(2) of an iterator
+ * runs the program in the reader's thread), into f->link and f->file;
+ * left 0 when that fd is not a link with this id. A function of its own,
+ * which the verifier checks once: inlined, each of its outcomes made the
+ * scan after it a walk of its own, past the verifier's limit.
+ */
+__noinline int own_link(struct scan_filter *f)
+{
+	struct task_struct *me =
+		bpf_rdonly_cast((void *)bpf_get_current_task(),
+				bpf_core_type_id_kernel(struct task_struct));
+	struct fdtable *fdt = me->files->fdt;
+	__u64 file_addr = 0, link_addr = 0;
+	struct bpf_link *link;
+	struct file *file;
+
+	if (!f || !fdt || f->fd >= fdt->max_fds ||
+	    bpf_probe_read_kernel(&file_addr, sizeof(file_addr),
+				  fdt->fd + f->fd))
+		return 0;
+	file = bpf_rdonly_cast((void *)file_addr,
+			       bpf_core_type_id_kernel(struct file));
+	if (!file_addr || file_kind(file) != KIND_LINK)
+		return 0;
+	link = bpf_rdonly_cast(file->private_data,
+			       bpf_core_type_id_kernel(struct bpf_link));
+	/* the address as a number: a function the verifier checks alone
+	 * returns no pointer, nor stores one */
+	if (link->id != f->link_id ||
+	    bpf_probe_read_kernel(&link_addr, sizeof(link_addr),
+				  &file->private_data))
+		return 0;
+	f->file = file_addr;
+	f->link = link_addr;
+	return 0;
+}
+
+/*
  * What the reading thread's filter asks: one record per fd table that
  * holds the link (link_holders_of of task_files.bpf.c), one task's table
  * from a chunk on, or the tables to resume that scan_resumes names.
@@ -400,7 +492,18 @@ int scan_filtered(struct bpf_iter__task *ctx)
 		s.first = *chunk;
 	}
 	s.kind = f->kind == KIND_PERF_EVENT ? KIND_PERF_EVENT : KIND_LINK;
-	s.want = f->link_id;
+	/* one link's holders: its address, found once a read through the
+	 * reader's own fd (the filter is the reader's alone); not found,
+	 * nothing is scanned, and the reader sees f->link still 0 */
+	if (s.kind == KIND_LINK && f->link_id) {
+		if (!f->link && f->fd != (__u32)-1)
+			own_link(f);
+		if (!f->link)
+			return 0;
+		s.want = f->link;
+		s.skip = f->file;
+		s.r.link_id = f->link_id;
+	}
 	return scan_task(ctx, task, &s);
 }
 

@@ -100,6 +100,60 @@ static void check_scan_one(struct fd_scan *s, pid_t ml, __u32 id)
 	free(v);
 }
 
+/*
+ * One link's scan opens an fd of the link for itself: that fd is not a
+ * holder. Link @id, which this process does not hold, gives mklinks
+ * alone; a link id that is gone gives none; and with no fd left to open,
+ * the scan says EMFILE (its callers then read every table's holders).
+ */
+static void check_scan_own_fd(struct fd_scan *s, pid_t ml, __u32 id)
+{
+	struct rlimit old, low;
+	struct link_holder *v = NULL;
+	__u32 gone = 0, cur = 0, next;
+	int n, fd, dups[64], nd = 0;
+
+	n = fd_scan_holders(s, id, &v);
+	EXPECT(n == 1 && v[0].link_id == id && v[0].pid == (__u32)ml,
+	       "link %u, held by mklinks alone: %d records (the scan's own fd "
+	       "left out)",
+	       id, n);
+	free(v);
+	v = NULL;
+
+	/* an id between two of the kernel's list: ids are handed out in
+	 * turn, so it is not made again while the test runs */
+	while (!gone && !bpf_link_get_next_id(cur, &next)) {
+		if (cur && next > cur + 1)
+			gone = cur + 1;
+		cur = next;
+	}
+	if (gone) {
+		n = fd_scan_holders(s, gone, &v);
+		EXPECT(n == 0, "link id %u, gone: %d records", gone, n);
+		free(v);
+		v = NULL;
+	}
+
+	if (getrlimit(RLIMIT_NOFILE, &old))
+		bail_out("getrlimit");
+	low = old;
+	low.rlim_cur = 64;
+	if (setrlimit(RLIMIT_NOFILE, &low))
+		bail_out("setrlimit");
+	while (nd < 64 && (fd = dup(0)) >= 0)
+		dups[nd++] = fd;
+	n = fd_scan_holders(s, id, &v);
+	EXPECT(n == -EMFILE, "link %u with no fd left: %s", id,
+	       n < 0 ? strerror(-n) : "records");
+	if (n >= 0)
+		free(v);
+	while (nd)
+		close(dups[--nd]);
+	if (setrlimit(RLIMIT_NOFILE, &old))
+		bail_out("setrlimit");
+}
+
 #define TABLE_THREADS 3
 
 static pthread_barrier_t tables_ready, tables_done;
@@ -160,7 +214,8 @@ static void check_scan_tables(struct fd_scan *s, __u32 id, int want)
  * as fdinfo's fds of it (each fd once across the resumed runs); the
  * filtered scan gives one record per table (this process and mklinks),
  * also for mklinks' second link held at an fd past all those; and
- * threads with copies of the table are each read whole.
+ * threads with copies of the table are each read whole. Then the
+ * filtered scan's own fd, a gone link and the fd limit.
  */
 static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
 			      int sb_fd)
@@ -198,6 +253,7 @@ static void check_scan_resume(pid_t ml, __u32 id, __u32 id2, pid_t sb,
 	close(late);
 	check_scan_tables(s, id, want);
 	close_fds(fds, SCAN_FDS);
+	check_scan_own_fd(s, ml, id);
 
 	pidfd = (int)syscall(SYS_pidfd_open, sb, 0);
 	dup_fds(pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sb_fd, 0),
