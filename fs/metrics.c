@@ -698,13 +698,13 @@ static void attached_start(struct attached_walk *w, const struct link_prog *lp,
 	if (w->nkeys)
 		qsort(w->keys, w->nkeys, sizeof(*w->keys), cmp_u64);
 	w->threaded = may_run_on_two_cpus() &&
-		      pthread_create(&w->th, NULL, attached_walk, w) == 0;
+		      start_beside(&w->th, attached_walk, w) == 0;
 }
 
 static void attached_end(struct attached_walk *w)
 {
 	if (w->threaded)
-		pthread_join(w->th, NULL);
+		join_beside(w->th);
 	else
 		attached_walk(w);
 	free(w->keys);

@@ -54,6 +54,35 @@ struct row_share {
 	int err;
 };
 
+int start_beside(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int here = sched_getcpu(), err;
+
+	if (pthread_attr_init(&attr))
+		return pthread_create(th, NULL, fn, arg);
+	if (here >= 0 && !sched_getaffinity(0, sizeof(set), &set)) {
+		CPU_CLR(here, &set);
+		if (CPU_COUNT(&set) > 0)
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	err = pthread_create(th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err;
+}
+
+void join_beside(pthread_t th)
+{
+	cpu_set_t set;
+
+	/* a thread still waiting for a busy CPU may now come to this one,
+	 * which its maker leaves idle while it waits */
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		pthread_setaffinity_np(th, sizeof(set), &set);
+	pthread_join(th, NULL);
+}
+
 bool may_run_on_two_cpus(void)
 {
 	cpu_set_t set;
@@ -99,8 +128,7 @@ static int inputs_read(const struct table_read *t, struct table_inputs *in,
 
 	in->tf = owned_task_files(t->reg);
 	if (t->lists) {
-		threaded = split &&
-			   pthread_create(&th, NULL, holders_walk, in) == 0;
+		threaded = split && start_beside(&th, holders_walk, in) == 0;
 		if (!threaded)
 			holders_walk(in);
 		err = pin_index_build(&in->pins);
@@ -111,7 +139,7 @@ static int inputs_read(const struct table_read *t, struct table_inputs *in,
 	else if (!err)
 		in->n = listed_link_ids(t->reg, &in->ids);
 	if (threaded)
-		pthread_join(th, NULL);
+		join_beside(th);
 	if (!err)
 		err = in->holders_err;
 	if (!err && in->n < 0)
@@ -184,11 +212,10 @@ int table_read(const struct table_read *t, struct sbuf *s)
 		sbuf_reserve(s, (size_t)in.n * row_bytes);
 		sbuf_reserve(&second, (size_t)(b.to - b.from) * row_bytes);
 		if (b.from < b.to)
-			threaded = pthread_create(&th, NULL, share_render,
-						  &b) == 0;
+			threaded = start_beside(&th, share_render, &b) == 0;
 		share_render(&a);
 		if (threaded)
-			pthread_join(th, NULL);
+			join_beside(th);
 		else if (b.from < b.to)
 			share_render(&b);
 		err = a.err ? a.err : b.err;

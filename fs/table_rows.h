@@ -7,6 +7,7 @@
 #define BPFLINKFS_TABLE_ROWS_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "render.h"
@@ -48,5 +49,22 @@ int table_read(const struct table_read *t, struct sbuf *s);
  * holds two CPUs or more: a second thread would run beside this one
  */
 bool may_run_on_two_cpus(void);
+
+/**
+ * start_beside() - pthread_create(3) of @fn(@arg) into @th, on a CPU
+ * other than the caller's where the daemon's affinity allows one. Left to
+ * itself, the scheduler put a new thread on its maker's CPU in three reads
+ * of links.json out of four (2 CPUs), where it ran only once its maker
+ * waited for it; the thread's affinity ends with it.
+ * Return: 0, or the errno of pthread_create().
+ */
+int start_beside(pthread_t *th, void *(*fn)(void *), void *arg);
+
+/**
+ * join_beside() - pthread_join(3) of a thread start_beside() made, after
+ * giving it back every CPU of the daemon: one still waiting for a busy CPU
+ * may come to the caller's, which the caller leaves idle while it waits
+ */
+void join_beside(pthread_t th);
 
 #endif
