@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The rows of a whole-table read (table_rows.h). While a reader waits for
- * the first byte of links.json, the daemon's other CPU is idle, and the
- * work splits cleanly in two, so where the daemon may run on two CPUs
- * (its affinity, not the host's count) it takes two threads:
+ * the first byte of links.json, the daemon's other CPU is idle, so where
+ * the daemon may run on two CPUs (its affinity, not the host's count) it
+ * takes two threads, the second started on the other CPU (start_beside()).
  *
- *  1. the two walks of the kernel that every row needs: every task's
- *     files for the holders, in a second thread, and every link with its
- *     program for the ids and run statistics, with the pins, in this one;
- *  2. the rows: the first half of the ids here, the second half in the
- *     other thread into a text of its own, appended after the first.
+ * links.json (a table with the holders) is a pipeline: this thread walks
+ * the pins and then the links, which the link iterator hands over 64 at a
+ * time, while the other walks every task's files for the holders and then
+ * renders the batches as they come; once its walk ends, this thread
+ * renders beside it. The texts of the batches are joined in id order.
+ *
+ * links (no holders) reads its ids first, then renders the first half of
+ * them here and the second half in the other thread, appended after.
  *
  * Rows share only what stays read-only while they render (the plan, the
  * pins, the holders, the programs); each thread has its own value buffer,
@@ -36,6 +39,7 @@
 struct table_inputs {
 	struct task_files *tf; /* the holders walk's iterator */
 	struct pin_index pins;
+	int pins_err;
 	struct holder_index holders;
 	int holders_err;
 	__u32 *ids;
@@ -155,42 +159,280 @@ static void inputs_free(struct table_inputs *in)
 	free(in->ids);
 }
 
+/* What one thread renders rows with: its own view, value buffer and
+ * cache of the holders' cgroups */
+struct renderer {
+	struct link_view *v;
+	char *buf;
+	struct holder_index holders;
+};
+
+static int renderer_init(struct renderer *r, const struct table_read *t,
+			 const struct table_inputs *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->v = malloc(sizeof(*r->v));
+	r->buf = malloc(TABLE_VALUE_MAX);
+	if (!r->v || !r->buf)
+		return -ENOMEM;
+	return t->lists ? holder_index_share(&in->holders, &r->holders) : 0;
+}
+
+static void renderer_free(struct renderer *r)
+{
+	holder_index_unshare(&r->holders);
+	free(r->buf);
+	free(r->v);
+}
+
+/*
+ * Link @id's row into @s, after @t->sep when @s has @rows already; @lp:
+ * its program as the link walk read it, or NULL. A link gone meanwhile
+ * has no row. Return: the rows written, 1 or 0.
+ */
+static int render_row(struct renderer *r, const struct table_read *t,
+		      const struct table_inputs *in, __u32 id,
+		      const struct link_prog *lp, struct sbuf *s, int rows)
+{
+	struct link_view *v = r->v;
+	struct prog_stats stats;
+
+	if (link_view_load_listed(t->reg, id, v))
+		return 0;
+	v->reader = t->reader;
+	v->pins = t->lists ? &in->pins : NULL;
+	v->holders = t->lists ? &r->holders : NULL;
+	/* the three prog_* values from one read of the program */
+	if (lp && lp->has_stats && lp->prog_id == v->f.prog_id)
+		v->stats = &lp->stats;
+	else if (t->lists && !prog_stats_read(v->f.prog_id, &stats))
+		v->stats = &stats;
+	if (rows)
+		sbuf_put(s, t->sep, strlen(t->sep));
+	t->row(s, v, t->plan, r->buf);
+	return 1;
+}
+
 /* Step 2: the rows of @sh, a link read once each; links gone skip. */
 static void *share_render(void *arg)
 {
 	struct row_share *sh = arg;
-	const struct table_read *t = sh->t;
 	const struct table_inputs *in = sh->in;
-	struct link_view *v = malloc(sizeof(*v));
-	char *buf = malloc(TABLE_VALUE_MAX);
-	struct holder_index holders = {0};
-	const struct link_prog *lp;
-	struct prog_stats stats;
+	struct renderer r;
 	int i, at = 0;
 
-	sh->err = v && buf ? 0 : -ENOMEM;
-	if (!sh->err && t->lists)
-		sh->err = holder_index_share(&in->holders, &holders);
-	for (i = sh->from; !sh->err && i < sh->to; i++) {
-		if (link_view_load_listed(t->reg, in->ids[i], v))
-			continue;
-		v->reader = t->reader;
-		v->pins = t->lists ? &in->pins : NULL;
-		v->holders = t->lists ? &holders : NULL;
-		/* the three prog_* values from one read of the program */
-		lp = prog_of(in->progs, in->np, &at, in->ids[i]);
-		if (lp && lp->has_stats && lp->prog_id == v->f.prog_id)
-			v->stats = &lp->stats;
-		else if (t->lists && !prog_stats_read(v->f.prog_id, &stats))
-			v->stats = &stats;
-		if (sh->rows++)
-			sbuf_put(sh->s, t->sep, strlen(t->sep));
-		t->row(sh->s, v, t->plan, buf);
-	}
-	holder_index_unshare(&holders);
-	free(buf);
-	free(v);
+	sh->err = renderer_init(&r, sh->t, in);
+	for (i = sh->from; !sh->err && i < sh->to; i++)
+		sh->rows +=
+			render_row(&r, sh->t, in, in->ids[i],
+				   prog_of(in->progs, in->np, &at, in->ids[i]),
+				   sh->s, sh->rows);
+	renderer_free(&r);
 	return NULL;
+}
+
+/*
+ * The pipelined read, for a table with the holders (links.json) where two
+ * CPUs may run: the link walk hands over its links a batch at a time
+ * (listed_links_progs_each()), and their rows need not wait for the end
+ * of the walk. The second thread walks the holders, then renders batches
+ * as they come; this one walks the links and the pins, then renders
+ * beside it. Each batch has a text of its own, joined in id order at the
+ * end. Without it, the second thread sat idle from the end of its holders
+ * walk (0.45 ms at 1,000 links) to the end of the link walk (1.1 ms).
+ */
+struct row_batch {
+	struct row_batch *next;
+	int n;
+	bool has_progs; /* false: no link iterator, the rows ask */
+	__u32 ids[LINK_PROGS_BATCH];
+	struct link_prog progs[LINK_PROGS_BATCH];
+	struct sbuf text;
+	int rows;
+};
+
+struct pipeline {
+	const struct table_read *t;
+	struct table_inputs *in;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct row_batch *first, *last; /* every batch, in id order */
+	struct row_batch *todo;		/* the first not yet taken */
+	int batches;			/* handed over so far */
+	bool walked;			/* no batch comes after last */
+	bool pins;			/* in->pins built (or failed) */
+	bool holders;			/* in->holders built (or failed) */
+};
+
+/* Wait until @flag is set (under p->lock), then set @set */
+static void pipeline_wait(struct pipeline *p, const bool *flag, bool *set)
+{
+	pthread_mutex_lock(&p->lock);
+	if (set) {
+		*set = true;
+		pthread_cond_broadcast(&p->wake);
+	}
+	while (flag && !*flag)
+		pthread_cond_wait(&p->wake, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* A batch of the link walk (listed_batch_fn), or of ids alone (@v NULL) */
+static int batch_push(struct pipeline *p, const struct link_prog *v,
+		      const __u32 *ids, int n)
+{
+	struct row_batch *b = calloc(1, sizeof(*b));
+	int i;
+
+	if (!b)
+		return -ENOMEM;
+	b->n = n;
+	b->has_progs = v != NULL;
+	for (i = 0; i < n; i++)
+		b->ids[i] = v ? v[i].link_id : ids[i];
+	if (v)
+		memcpy(b->progs, v, (size_t)n * sizeof(*v));
+	sbuf_reserve(&b->text, (size_t)n * 320); /* a JSON row: ~300 B */
+	pthread_mutex_lock(&p->lock);
+	if (p->last)
+		p->last->next = b;
+	else
+		p->first = b;
+	p->last = b;
+	if (!p->todo)
+		p->todo = b;
+	p->batches++;
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static int batch_arrive(struct link_prog *v, int n, void *arg)
+{
+	return batch_push(arg, v, NULL, n);
+}
+
+/* The next batch nobody renders yet; NULL once the walk has ended and
+ * every batch is taken */
+static struct row_batch *batch_take(struct pipeline *p)
+{
+	struct row_batch *b;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->todo && !p->walked)
+		pthread_cond_wait(&p->wake, &p->lock);
+	b = p->todo;
+	if (b)
+		p->todo = b->next;
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+/* Render batches until none is left */
+static void batches_render(struct pipeline *p)
+{
+	struct row_batch *b;
+	struct renderer r;
+	int i;
+
+	if (renderer_init(&r, p->t, p->in)) {
+		renderer_free(&r); /* the other thread renders them all */
+		return;
+	}
+	while ((b = batch_take(p)))
+		for (i = 0; i < b->n; i++)
+			b->rows +=
+				render_row(&r, p->t, p->in, b->ids[i],
+					   b->has_progs ? &b->progs[i] : NULL,
+					   &b->text, b->rows);
+	renderer_free(&r);
+}
+
+static void *pipeline_helper(void *arg)
+{
+	struct pipeline *p = arg;
+
+	holders_walk(p->in);
+	pipeline_wait(p, &p->pins, &p->holders);
+	if (!p->in->holders_err && !p->in->pins_err)
+		batches_render(p);
+	return NULL;
+}
+
+/* The ids without the link iterator, handed over in batches as well */
+static int ids_push(struct pipeline *p)
+{
+	__u32 *ids = NULL;
+	int n = listed_link_ids(p->t->reg, &ids), i, err = 0;
+
+	for (i = 0; !err && i < n; i += LINK_PROGS_BATCH)
+		err = batch_push(p, NULL, ids + i,
+				 n - i < LINK_PROGS_BATCH ? n - i
+							  : LINK_PROGS_BATCH);
+	free(ids);
+	return n < 0 ? n : err;
+}
+
+/* The batches' texts, in order, into @s; the batches freed */
+static void batches_join(struct pipeline *p, struct sbuf *s)
+{
+	struct row_batch *b, *next;
+	size_t rows = 0;
+
+	for (b = p->first; b; b = next) {
+		next = b->next;
+		if (b->rows && rows++)
+			sbuf_put(s, p->t->sep, strlen(p->t->sep));
+		if (b->text.oom)
+			s->oom = true;
+		sbuf_put(s, b->text.p, b->text.len);
+		free(b->text.p);
+		free(b);
+	}
+}
+
+/* The walk of the links, handed over: the link iterator's batches, or
+ * where it serves not (none, or no fd for it before any batch), the ids */
+static int links_push(struct pipeline *p)
+{
+	int n = listed_links_progs_each(p->t->reg, batch_arrive, p);
+
+	if (n < 0 && n != -ENOMEM && !p->batches)
+		n = ids_push(p);
+	return n < 0 ? n : 0;
+}
+
+/* Return: 0 or -errno as table_read(); -EAGAIN and *@ran false when no
+ * second thread could be had, and nothing was read */
+static int pipelined_read(const struct table_read *t, struct sbuf *s, bool *ran)
+{
+	struct table_inputs in = {.tf = owned_task_files(t->reg)};
+	struct pipeline p = {.t = t, .in = &in};
+	pthread_t th;
+	int err;
+
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.wake, NULL);
+	*ran = !start_beside(&th, pipeline_helper, &p);
+	if (!*ran) {
+		err = -EAGAIN;
+		goto out;
+	}
+	in.pins_err = pin_index_build(&in.pins);
+	pipeline_wait(&p, NULL, &p.pins);
+	err = in.pins_err ? in.pins_err : links_push(&p);
+	pipeline_wait(&p, &p.holders, &p.walked);
+	if (!err)
+		err = in.holders_err;
+	if (!err)
+		batches_render(&p);
+	join_beside(th);
+	batches_join(&p, s);
+out:
+	pthread_cond_destroy(&p.wake);
+	pthread_mutex_destroy(&p.lock);
+	inputs_free(&in);
+	return err;
 }
 
 int table_read(const struct table_read *t, struct sbuf *s)
@@ -201,9 +443,16 @@ int table_read(const struct table_read *t, struct sbuf *s)
 	struct sbuf second = {0};
 	struct row_share a = {.t = t, .in = &in, .s = s};
 	struct row_share b = {.t = t, .in = &in, .s = &second};
-	bool split = may_run_on_two_cpus(), threaded = false;
+	bool split = may_run_on_two_cpus(), threaded = false, ran = false;
 	pthread_t th;
-	int err = inputs_read(t, &in, split);
+	int err;
+
+	if (split && t->lists) {
+		err = pipelined_read(t, s, &ran);
+		if (ran)
+			return err;
+	}
+	err = inputs_read(t, &in, split);
 
 	if (!err) {
 		a.to = split && in.n >= SPLIT_MIN_ROWS ? in.n / 2 : in.n;

@@ -110,6 +110,20 @@ struct link_prog;
 int listed_links_progs(struct owned *o, __u32 **ids, struct link_prog **progs,
 		       int *np);
 
+/* A batch of listed links and their programs (@n, at most
+ * LINK_PROGS_BATCH), the callee's to change; return 0 or -errno */
+typedef int (*listed_batch_fn)(struct link_prog *v, int n, void *arg);
+
+/**
+ * listed_links_progs_each() - listed_links_progs() a batch at a time, as
+ * the link iterator reads them: @fn(@v, @n, @arg) with the listed links of
+ * each, by ascending id, so that a caller may render the first while the
+ * kernel walks the rest
+ * Return: how many were handed over, or -EOPNOTSUPP (no link iterator:
+ * use listed_link_ids()), or -errno of the walk, or @fn's.
+ */
+int listed_links_progs_each(struct owned *o, listed_batch_fn fn, void *arg);
+
 struct link_progs;
 
 /**

@@ -34,38 +34,98 @@ struct link_progs {
 	__u32 own_id, own_prog_id;
 };
 
+/* Record @r as a link_prog into @v */
+static void prog_of_rec(const struct link_prog_rec *r, struct link_prog *v)
+{
+	v->link_id = r->link_id;
+	v->prog_id = r->prog_id;
+	v->type = r->type;
+	v->perf_key = r->perf_key;
+	v->has_stats = r->flags & REC_STATS;
+	v->stats.run_cnt = r->run_cnt;
+	v->stats.run_time_ns = r->run_time_ns;
+	v->stats.recursion_misses = r->recursion_misses;
+	memcpy(v->stats.name, r->name, sizeof(r->name));
+	v->stats.name[sizeof(v->stats.name) - 1] = '\0';
+}
+
+/* What a read(2) of the iterator gives and its records become */
+struct progs_batch {
+	struct link_prog_rec r[LINK_PROGS_BATCH];
+	struct link_prog v[LINK_PROGS_BATCH];
+};
+
+int link_progs_read_each(struct link_progs *lp, link_progs_batch_fn fn,
+			 void *arg)
+{
+	struct progs_batch *b = malloc(sizeof(*b));
+	int fd = -1, n, i, kept, total = 0, err = 0;
+	ssize_t got;
+
+	if (!lp || !b) {
+		free(b);
+		return lp ? -ENOMEM : -EOPNOTSUPP;
+	}
+	fd = bpf_iter_create(bpf_link__fd(lp->iter));
+	err = fd < 0 ? -errno : 0;
+	/* the program writes whole records, so a read of a multiple of
+	 * their size ends on one (kernel/bpf/bpf_iter.c, bpf_seq_read()) */
+	while (!err && (got = read(fd, b->r, sizeof(b->r))) != 0) {
+		if (got < 0) {
+			err = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		n = (int)((size_t)got / sizeof(b->r[0]));
+		for (i = 0, kept = 0; i < n; i++)
+			if (b->r[i].link_id != lp->own_id)
+				prog_of_rec(&b->r[i], &b->v[kept++]);
+		total += kept;
+		err = kept ? fn(b->v, kept, arg) : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return err ? err : total;
+}
+
+/* link_progs_read()'s batch: appended to the array so far */
+struct progs_all {
+	struct link_prog *v;
+	size_t n, cap;
+};
+
+static int progs_append(struct link_prog *v, int n, void *arg)
+{
+	struct progs_all *a = arg;
+	struct link_prog *p;
+
+	if (a->n + (size_t)n > a->cap) {
+		a->cap = 2 * (a->n + (size_t)n);
+		p = realloc(a->v, a->cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		a->v = p;
+	}
+	memcpy(a->v + a->n, v, (size_t)n * sizeof(*v));
+	a->n += (size_t)n;
+	return 0;
+}
+
 int link_progs_read(struct link_progs *lp, struct link_prog **out)
 {
-	struct link_prog_rec *r = NULL;
-	struct link_prog *v;
-	int n, i, kept = 0;
+	struct progs_all a = {0};
+	int n = link_progs_read_each(lp, progs_append, &a);
 
-	if (!lp)
-		return -EOPNOTSUPP;
-	n = iter_records_read(bpf_link__fd(lp->iter), sizeof(*r), (void **)&r);
-	if (n < 0)
+	if (n >= 0 && !a.v)
+		a.v = malloc(sizeof(*a.v));
+	if (n >= 0 && !a.v)
+		n = -ENOMEM;
+	if (n < 0) {
+		free(a.v);
 		return n;
-	v = malloc((n ? n : 1) * sizeof(*v));
-	for (i = 0; v && i < n; i++) {
-		if (r[i].link_id == lp->own_id)
-			continue;
-		v[kept].link_id = r[i].link_id;
-		v[kept].prog_id = r[i].prog_id;
-		v[kept].type = r[i].type;
-		v[kept].perf_key = r[i].perf_key;
-		v[kept].has_stats = r[i].flags & REC_STATS;
-		v[kept].stats.run_cnt = r[i].run_cnt;
-		v[kept].stats.run_time_ns = r[i].run_time_ns;
-		v[kept].stats.recursion_misses = r[i].recursion_misses;
-		memcpy(v[kept].stats.name, r[i].name, sizeof(r[i].name));
-		v[kept].stats.name[sizeof(v[kept].stats.name) - 1] = '\0';
-		kept++;
 	}
-	free(r);
-	if (!v)
-		return -ENOMEM;
-	*out = v;
-	return kept;
+	*out = a.v;
+	return n;
 }
 
 const struct link_prog *link_prog_find(const struct link_prog *v, size_t n,

@@ -62,6 +62,24 @@ void link_progs_close(struct link_progs *lp);
  */
 int link_progs_read(struct link_progs *lp, struct link_prog **out);
 
+/* The most records link_progs_read_each() hands over at once */
+#define LINK_PROGS_BATCH 64
+
+/* A batch of @n records (at most LINK_PROGS_BATCH), the callee's to
+ * change; return 0, or -errno to end the read with it */
+typedef int (*link_progs_batch_fn)(struct link_prog *v, int n, void *arg);
+
+/**
+ * link_progs_read_each() - link_progs_read() a read(2) of the iterator at
+ * a time: @fn(@v, @n, @arg) with each, in ascending link id, so that a
+ * caller may work on the first links while the kernel walks the rest
+ * @lp: the handle
+ * Return: the count of records handed over, or -errno as link_progs_read(),
+ * or @fn's.
+ */
+int link_progs_read_each(struct link_progs *lp, link_progs_batch_fn fn,
+			 void *arg);
+
 /**
  * link_prog_find() - the record of link @link_id in @v (sorted by link id)
  * Return: the record, or NULL.

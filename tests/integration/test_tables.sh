@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A whole-table read (links.json, links, metrics.prom) of hundreds of
 # links renders its rows in two threads where the daemon may run on two
-# CPUs: the first half of the ids in one, the second in the other, joined
-# in id order. The text
-# must be the one a single thread writes: every link once, in id order,
-# valid JSON across the join, and each of the set's links with the values
-# the kernel gives without bpflinkfs (bpftool for programs, /proc fdinfo
-# for holders, the pin paths mklinks made). A daemon bound to one CPU
-# (taskset) writes the same rows in one thread; both are compared.
+# CPUs: links.json in batches of 64 links as the link walk hands them over
+# (and, without the link iterator, as the id walk does), links the first
+# half of the ids in one thread and the second in the other, each joined
+# in id order. The text must be the one a single thread writes: every link
+# once, in id order, valid JSON across the joins, and each of the set's
+# links with the values the kernel gives without bpflinkfs (bpftool for
+# programs, /proc fdinfo for holders, the pin paths mklinks made). A daemon
+# bound to one CPU (taskset) writes the same rows in one thread, and one
+# with BPFLINKFS_NO_LINK_ITER=1 from the id walk; all are compared.
 
 source "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
@@ -146,6 +148,20 @@ if prom_ids "$WORK/two.prom" | sort -n -c 2>/dev/null; then
 else
 	fail "metrics.prom: link_info out of id order"
 fi
+fusermount3 -u "$MNT1"
+wait "$ONE_PID"
+
+# the same rows from a daemon without the link iterator, on two CPUs: the
+# id walk's batches, each row asking for its program
+BPFLINKFS_NO_LINK_ITER=1 "$BPFLINKFS" "$MNT1" -f -o "pin_dir=$PIN1" \
+	2>>"$WORK/daemon.log" {hold_fd}>&- &
+ONE_PID=$!
+wait_for -q 10 one_up
+mountpoint -q "$MNT1" || die "no third mount"
+t cat "$MNT1/links.json" >"$WORK/ids.json" || fail "cat links.json (no link iterator)"
+ours "$WORK/ids.json" >"$WORK/ids_rows"
+assert_eq "links.json: the set's rows are the same from the id walk's batches" \
+	"" "$(diff "$WORK/one_rows" "$WORK/ids_rows" | head -5)"
 fusermount3 -u "$MNT1"
 wait "$ONE_PID"
 rmdir "$MNT1"
