@@ -328,16 +328,17 @@ static struct row_batch *batch_take(struct pipeline *p)
 	return b;
 }
 
-/* Render batches until none is left */
-static void batches_render(struct pipeline *p)
+/* Render batches until none is left. Return: 0, or -ENOMEM (then the
+ * other thread renders them all) */
+static int batches_render(struct pipeline *p)
 {
 	struct row_batch *b;
 	struct renderer r;
-	int i;
+	int i, err = renderer_init(&r, p->t, p->in);
 
-	if (renderer_init(&r, p->t, p->in)) {
-		renderer_free(&r); /* the other thread renders them all */
-		return;
+	if (err) {
+		renderer_free(&r);
+		return err;
 	}
 	while ((b = batch_take(p)))
 		for (i = 0; i < b->n; i++)
@@ -346,6 +347,7 @@ static void batches_render(struct pipeline *p)
 					   b->has_progs ? &b->progs[i] : NULL,
 					   &b->text, b->rows);
 	renderer_free(&r);
+	return 0;
 }
 
 static void *pipeline_helper(void *arg)
@@ -355,7 +357,7 @@ static void *pipeline_helper(void *arg)
 	holders_walk(p->in);
 	pipeline_wait(p, &p->pins, &p->holders);
 	if (!p->in->holders_err && !p->in->pins_err)
-		batches_render(p);
+		batches_render(p); /* on -ENOMEM the maker renders them all */
 	return NULL;
 }
 
@@ -377,8 +379,11 @@ static int ids_push(struct pipeline *p)
 static void batches_join(struct pipeline *p, struct sbuf *s)
 {
 	struct row_batch *b, *next;
-	size_t rows = 0;
+	size_t rows = 0, len = 0;
 
+	for (b = p->first; b; b = b->next)
+		len += b->text.len + strlen(p->t->sep);
+	sbuf_reserve(s, len);
 	for (b = p->first; b; b = next) {
 		next = b->next;
 		if (b->rows && rows++)
@@ -424,8 +429,9 @@ static int pipelined_read(const struct table_read *t, struct sbuf *s, bool *ran)
 	pipeline_wait(&p, &p.holders, &p.walked);
 	if (!err)
 		err = in.holders_err;
+	/* the maker's rows never fail quietly: no row is left out */
 	if (!err)
-		batches_render(&p);
+		err = batches_render(&p);
 	join_beside(th);
 	batches_join(&p, s);
 out:
