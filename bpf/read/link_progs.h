@@ -63,7 +63,7 @@ void link_progs_close(struct link_progs *lp);
 int link_progs_read(struct link_progs *lp, struct link_prog **out);
 
 /* The most records link_progs_read_each() hands over at once */
-#define LINK_PROGS_BATCH 64
+#define LINK_PROGS_BATCH 256
 
 /* A batch of @n records (at most LINK_PROGS_BATCH), the callee's to
  * change; return 0, or -errno to end the read with it */

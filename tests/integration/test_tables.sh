@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # A whole-table read (links.json, links, metrics.prom) of hundreds of
 # links renders its rows in two threads where the daemon may run on two
-# CPUs: links.json in batches of 64 links as the link walk hands them over
+# CPUs: links.json in batches of 256 links as the link walk hands them over
 # (and, without the link iterator, as the id walk does), links the first
 # half of the ids in one thread and the second in the other, each joined
 # in id order. The text must be the one a single thread writes: every link
