@@ -704,7 +704,7 @@ static void attached_start(struct attached_walk *w, const struct link_prog *lp,
 static void attached_end(struct attached_walk *w)
 {
 	if (w->threaded)
-		join_beside(w->th);
+		pthread_join(w->th, NULL);
 	else
 		attached_walk(w);
 	free(w->keys);

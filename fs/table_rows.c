@@ -61,30 +61,29 @@ struct row_share {
 int start_beside(pthread_t *th, void *(*fn)(void *), void *arg)
 {
 	pthread_attr_t attr;
-	cpu_set_t set;
+	cpu_set_t all, others;
 	int here = sched_getcpu(), err;
+	bool placed = false;
 
 	if (pthread_attr_init(&attr))
 		return pthread_create(th, NULL, fn, arg);
-	if (here >= 0 && !sched_getaffinity(0, sizeof(set), &set)) {
-		CPU_CLR(here, &set);
-		if (CPU_COUNT(&set) > 0)
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (here >= 0 && !sched_getaffinity(0, sizeof(all), &all)) {
+		others = all;
+		CPU_CLR(here, &others);
+		placed = CPU_COUNT(&others) > 0 &&
+			 !pthread_attr_setaffinity_np(&attr, sizeof(others),
+						      &others);
 	}
 	err = pthread_create(th, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
+	/*
+	 * Placed (the kernel chose its CPU as it woke it in clone()): every
+	 * CPU again, so that one kept waiting on a busy CPU (a real-time
+	 * task there) may be pulled to an idle one, its maker's included.
+	 */
+	if (!err && placed)
+		pthread_setaffinity_np(*th, sizeof(all), &all);
 	return err;
-}
-
-void join_beside(pthread_t th)
-{
-	cpu_set_t set;
-
-	/* a thread still waiting for a busy CPU may now come to this one,
-	 * which its maker leaves idle while it waits */
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		pthread_setaffinity_np(th, sizeof(set), &set);
-	pthread_join(th, NULL);
 }
 
 bool may_run_on_two_cpus(void)
@@ -143,7 +142,7 @@ static int inputs_read(const struct table_read *t, struct table_inputs *in,
 	else if (!err)
 		in->n = listed_link_ids(t->reg, &in->ids);
 	if (threaded)
-		join_beside(th);
+		pthread_join(th, NULL);
 	if (!err)
 		err = in->holders_err;
 	if (!err && in->n < 0)
@@ -509,7 +508,7 @@ static int pipelined_read(const struct table_read *t, struct sbuf *s, bool *ran)
 	/* the maker's rows never fail quietly: no row is left out */
 	if (!err)
 		err = batches_render(&p);
-	join_beside(th);
+	pthread_join(th, NULL);
 	batches_free(&p);
 out:
 	pthread_cond_destroy(&p.wake);
@@ -547,7 +546,7 @@ int table_read(const struct table_read *t, struct sbuf *s)
 			threaded = start_beside(&th, share_render, &b) == 0;
 		share_render(&a);
 		if (threaded)
-			join_beside(th);
+			pthread_join(th, NULL);
 		else if (b.from < b.to)
 			share_render(&b);
 		err = a.err ? a.err : b.err;

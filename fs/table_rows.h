@@ -51,20 +51,15 @@ int table_read(const struct table_read *t, struct sbuf *s);
 bool may_run_on_two_cpus(void);
 
 /**
- * start_beside() - pthread_create(3) of @fn(@arg) into @th, on a CPU
- * other than the caller's where the daemon's affinity allows one. Left to
- * itself, the scheduler put a new thread on its maker's CPU in three reads
- * of links.json out of four (2 CPUs), where it ran only once its maker
- * waited for it; the thread's affinity ends with it.
+ * start_beside() - pthread_create(3) of @fn(@arg) into @th, started on a
+ * CPU other than the caller's where the daemon's affinity allows one.
+ * Left to itself, the scheduler put a new thread on its maker's CPU in
+ * three reads of links.json out of four (2 CPUs), where it ran only once
+ * its maker waited for it. Once placed, the thread may run on every CPU
+ * of the daemon again: one kept waiting behind a real-time task on the
+ * other CPU is pulled to an idle one.
  * Return: 0, or the errno of pthread_create().
  */
 int start_beside(pthread_t *th, void *(*fn)(void *), void *arg);
-
-/**
- * join_beside() - pthread_join(3) of a thread start_beside() made, after
- * giving it back every CPU of the daemon: one still waiting for a busy CPU
- * may come to the caller's, which the caller leaves idle while it waits
- */
-void join_beside(pthread_t th);
 
 #endif
