@@ -118,33 +118,25 @@ static void *holders_walk(void *arg)
 }
 
 /*
- * Step 1: the ids (with every link's program where the link iterator
- * loads), and for @t->lists the pins and the holders, the holders walk in
- * a second thread when @split.
+ * Step 1, in this thread: the ids (with every link's program where the
+ * link iterator loads), and for @t->lists the pins and the holders (the
+ * pipeline walks them beside each other where it has a second thread).
  */
-static int inputs_read(const struct table_read *t, struct table_inputs *in,
-		       bool split)
+static int inputs_read(const struct table_read *t, struct table_inputs *in)
 {
-	bool threaded = false;
-	pthread_t th;
 	int err = 0;
 
 	in->tf = owned_task_files(t->reg);
 	if (t->lists) {
-		threaded = split && start_beside(&th, holders_walk, in) == 0;
-		if (!threaded)
-			holders_walk(in);
-		err = pin_index_build(&in->pins);
+		holders_walk(in);
+		err = in->holders_err ? in->holders_err
+				      : pin_index_build(&in->pins);
 	}
 	if (!err && t->lists)
 		in->n = listed_links_progs(t->reg, &in->ids, &in->progs,
 					   &in->np);
 	else if (!err)
 		in->n = listed_link_ids(t->reg, &in->ids);
-	if (threaded)
-		pthread_join(th, NULL);
-	if (!err)
-		err = in->holders_err;
 	if (!err && in->n < 0)
 		err = in->n;
 	return err;
@@ -534,7 +526,7 @@ int table_read(const struct table_read *t, struct sbuf *s)
 		if (ran)
 			return err;
 	}
-	err = inputs_read(t, &in, split);
+	err = inputs_read(t, &in);
 
 	if (!err) {
 		a.to = split && in.n >= SPLIT_MIN_ROWS ? in.n / 2 : in.n;

@@ -168,7 +168,11 @@ rmdir "$MNT1"
 
 # a real-time task busy on one CPU of the daemon: the second thread of a
 # read, started on the other CPU than its maker's, must not wait behind it
-# while the maker's CPU is idle (it once did, 0.6-0.9 s for 4 reads in 40)
+# while the maker's CPU is idle (it once did, 0.6-0.9 s for 4 reads in 40).
+# Any thread the kernel queues behind the task waits too (a FUSE worker
+# woken there, under the busy host's load and ASan: once 1 read in 40), so
+# 3 slow reads in 120 are allowed; the thread kept off its maker's CPU made
+# 5-7 in 120.
 HOG_CPU=$(taskset -cp "$BL_DAEMON_PID" | awk '{ print $NF }' |
 	python3 -c 'import sys
 cpus = set()
@@ -186,7 +190,7 @@ else
 	taskset -c "$HOG_CPU" chrt -f 1 bash -c 'while :; do :; done' &
 	HOG=$!
 	slow=0
-	for i in $(seq 40); do
+	for i in $(seq 120); do
 		start=$EPOCHREALTIME
 		taskset -c "$READ_CPU" cat "$MNT/links.json" >/dev/null || slow=$((slow + 100))
 		ms=$(((${EPOCHREALTIME/./} - ${start/./}) / 1000))
@@ -194,8 +198,11 @@ else
 	done
 	kill -9 "$HOG"
 	wait "$HOG" 2>/dev/null
-	assert_eq "links.json with a real-time task on CPU $HOG_CPU: no read over 0.5 s in 40" \
-		0 "$slow"
+	if [ "$slow" -le 3 ]; then
+		ok "links.json with a real-time task on CPU $HOG_CPU: $slow of 120 reads over 0.5 s"
+	else
+		fail "links.json with a real-time task on CPU $HOG_CPU: $slow of 120 reads over 0.5 s (a failed read counts 100)"
+	fi
 fi
 
 mkl_stop held
