@@ -109,12 +109,10 @@ static const struct link_prog *prog_of(const struct link_prog *progs, int np,
 	return np > 0 ? link_prog_find(progs, np, id) : NULL;
 }
 
-static void *holders_walk(void *arg)
+/* Every task's files, for the holders of each row */
+static void holders_walk(struct table_inputs *in)
 {
-	struct table_inputs *in = arg;
-
 	in->holders_err = holder_index_build(&in->holders, in->tf);
-	return NULL;
 }
 
 /*
